@@ -1,0 +1,335 @@
+"""The `nvasync` dialect: how Hopper moves data asynchronously, with the facts analyses need.
+
+Every op states, in its `Semantics`, which shared-memory operand it reads or writes, through which
+proxy, how its completion is observed and who must execute it.  The sync passes read these facts;
+they never look at PTX.
+
+Shared memory is one dynamic allocation.  `nvasync.smem_buffer {offset}` is a view at a fixed byte
+offset, so two buffers alias exactly when their byte ranges overlap.  mbarriers are `i64` elements
+of such a buffer, addressed as (buffer, stage index).  TMA descriptors are `!llvm.ptr` kernel
+arguments (passed by value as `__grid_constant__`).
+
+The PTX each op becomes is listed in `PTX` below and in the README.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .opdef import Attr, OpDef, Operand, make_opviews
+
+DIALECT = "nvasync"
+
+
+@dataclass(frozen=True)
+class Semantics:
+    reads: tuple[str, ...] = ()       # shared-memory operands the op reads
+    writes: tuple[str, ...] = ()      # shared-memory operands the op writes
+    proxy: str = "generic"            # "async": TMA / wgmma access smem through the async proxy
+    completion: str | None = None     # "mbarrier" | "bulk_group" | "wgmma_group": how to observe it
+    executed_by: str = "thread"       # "thread" (any set of threads; TMA: one elected thread),
+    #                                   "warp" (all lanes, converged), "warpgroup" (all 128 threads)
+    is_sync: bool = False             # a barrier/fence/wait/commit: what the sync passes insert
+
+
+def _op(name, summary, operands=(), results=(), attrs=(), regions=(), semantics=Semantics(), ptx=""):
+    return OpDef(name, summary, tuple(operands), tuple(results), tuple(attrs), tuple(regions),
+                 extra={"semantics": semantics, "ptx": ptx})
+
+
+_BARRIER = (Operand("barriers", "memref"), Operand("stage", "index"))
+_SYNC = Semantics(is_sync=True)
+
+OPS = [
+    _op("smem_buffer", "A view of the dynamic shared memory at a fixed byte offset.",
+        results=[Operand("buffer", "memref")], attrs=[Attr("offset", "i64")],
+        ptx="(address arithmetic on the `.extern .shared .align 1024` array)"),
+    _op("tma_load", "TMA tile load global -> `dst`; completes on mbarrier `barriers[stage]` "
+        "(complete_tx bytes). Issued by one thread.",
+        operands=[Operand("desc", "ptr"), Operand("dst", "memref"), *_BARRIER,
+                  Operand("coords", "i32", variadic=True)],
+        semantics=Semantics(writes=("dst",), proxy="async", completion="mbarrier"),
+        ptx="cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::complete_tx::bytes"),
+    _op("tma_store", "TMA tile store `src` -> global; completes through the bulk group. "
+        "Issued by one thread.",
+        operands=[Operand("desc", "ptr"), Operand("src", "memref"), Operand("coords", "i32", variadic=True)],
+        semantics=Semantics(reads=("src",), proxy="async", completion="bulk_group"),
+        ptx="cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group"),
+    _op("tma_reduce", "TMA reduce-store: global op= `src` (kind: add | min | max); bulk group.",
+        operands=[Operand("desc", "ptr"), Operand("src", "memref"), Operand("coords", "i32", variadic=True)],
+        attrs=[Attr("kind", "str")],
+        semantics=Semantics(reads=("src",), proxy="async", completion="bulk_group"),
+        ptx="cp.reduce.async.bulk.tensor.Nd.global.shared::cta.{add|min|max}.tile.bulk_group"),
+    _op("bulk_commit", "Close the issuing thread's open bulk group.",
+        semantics=_SYNC, ptx="cp.async.bulk.commit_group"),
+    _op("bulk_wait", "Wait until at most `pending` bulk groups of this thread are in flight; with "
+        "`read`, only until their smem sources have been read.",
+        attrs=[Attr("pending", "i32", 0), Attr("read", "bool", False)],
+        semantics=_SYNC, ptx="cp.async.bulk.wait_group[.read] N"),
+    _op("mbarrier_init", "Initialise mbarrier `barriers[stage]` with an arrival count.",
+        operands=_BARRIER, attrs=[Attr("count", "i32")],
+        semantics=Semantics(is_sync=True), ptx="mbarrier.init.shared.b64"),
+    _op("mbarrier_arrive", "Arrive on `barriers[stage]`.",
+        operands=_BARRIER, semantics=_SYNC, ptx="mbarrier.arrive.shared.b64"),
+    _op("mbarrier_arrive_expect_tx", "Arrive on `barriers[stage]` and expect `bytes` of TMA "
+        "transactions in this phase.",
+        operands=_BARRIER, attrs=[Attr("bytes", "i32")],
+        semantics=_SYNC, ptx="mbarrier.arrive.expect_tx.shared.b64"),
+    _op("mbarrier_try_wait_parity", "Wait (looping on try_wait) until the phase of "
+        "`barriers[stage]` with parity `parity` has completed.",
+        operands=[*_BARRIER, Operand("parity", "i32")],
+        semantics=_SYNC, ptx="mbarrier.try_wait.parity.shared.b64 (in a retry loop)"),
+    _op("mbarrier_inval", "Invalidate `barriers[stage]` before its memory is reused.",
+        operands=_BARRIER, semantics=_SYNC, ptx="mbarrier.inval.shared.b64"),
+    _op("fence_proxy_async", "Order generic-proxy accesses before async-proxy ones "
+        "(space: shared::cta | shared::cluster | global | all).",
+        attrs=[Attr("space", "str", "shared::cta")],
+        semantics=_SYNC, ptx="fence.proxy.async{.shared::cta|.shared::cluster|.global|}"),
+    _op("fence_mbarrier_init", "Make mbarrier initialisation visible to the async proxy/cluster.",
+        semantics=_SYNC, ptx="fence.mbarrier_init.release.cluster"),
+    _op("sync_threads", "Barrier over all threads of the CTA (`__syncthreads`).",
+        semantics=Semantics(is_sync=True, executed_by="cta"), ptx="bar.sync 0"),
+    _op("named_barrier", "Barrier `id` (1-15) over `threads` threads (a multiple of 32).",
+        attrs=[Attr("id", "i32"), Attr("threads", "i32")],
+        semantics=Semantics(is_sync=True, executed_by="warp"), ptx="bar.sync id, threads"),
+    _op("elect_one", "True in exactly one lane of each converged warp.",
+        results=[Operand("elected", "i1")], semantics=Semantics(executed_by="warp"),
+        ptx="elect.sync _|p, 0xffffffff"),
+    _op("wgmma_fence", "Order register/smem accesses before the following wgmma.",
+        semantics=Semantics(is_sync=True, executed_by="warpgroup"), ptx="wgmma.fence.sync.aligned"),
+    _op("wgmma", "acc += A x B on a warpgroup: A [64 x 16] and B [N x 16] K-major in smem "
+        "(rows of `swizzle` bytes), acc vector<N/2 x f32> per thread. `accumulate=false` ignores acc.",
+        operands=[Operand("a", "memref"), Operand("b", "memref"), Operand("acc", "vector")],
+        results=[Operand("result", "vector", same_as="acc")],
+        attrs=[Attr("swizzle", "i32", 128), Attr("accumulate", "bool", True)],
+        semantics=Semantics(reads=("a", "b"), proxy="async", completion="wgmma_group",
+                            executed_by="warpgroup"),
+        ptx="wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16|f16}.{bf16|f16}"),
+    _op("wgmma_commit", "Close the warpgroup's open wgmma group.",
+        semantics=Semantics(is_sync=True, executed_by="warpgroup"),
+        ptx="wgmma.commit_group.sync.aligned"),
+    _op("wgmma_wait", "Wait until at most `pending` wgmma groups are in flight.",
+        attrs=[Attr("pending", "i32", 0)],
+        semantics=Semantics(is_sync=True, executed_by="warpgroup"),
+        ptx="wgmma.wait_group.sync.aligned N"),
+    _op("setmaxnreg", "Change the per-thread register budget of the warpgroup (action inc | dec).",
+        attrs=[Attr("regs", "i32"), Attr("action", "str")],
+        semantics=Semantics(executed_by="warpgroup"), ptx="setmaxnreg.{inc|dec}.sync.aligned.u32 N"),
+    _op("warp_role", "Run the body on warps [first_warp, first_warp + num_warps) only "
+        "(warp specialization). The body ends with gpu.yield.",
+        attrs=[Attr("first_warp", "i32"), Attr("num_warps", "i32")], regions=["body"],
+        ptx="(a warp-uniform branch on %tid.x / 32)"),
+]
+
+OPS_BY_NAME = {op.name: op for op in OPS}
+
+
+def semantics(op_name: str) -> Semantics | None:
+    """The semantics of `nvasync.<name>` (full name accepted), or None for other ops."""
+    dialect, _, name = op_name.partition(".")
+    return OPS_BY_NAME[name].extra["semantics"] if dialect == DIALECT and name in OPS_BY_NAME else None
+
+
+# --- verification beyond what IRDL can state ------------------------------------------------------
+
+FENCE_SPACES = ("shared::cta", "shared::cluster", "global", "all")
+REDUCE_KINDS = ("add", "min", "max")
+WGMMA_SWIZZLES = (32, 64, 128)
+TMA_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i16", "i32", "i64", "f64")
+
+
+def verify_op(op) -> list[str]:
+    """Errors (messages) for one nvasync op; the caller attaches the op's location."""
+    op = op.operation
+    check = _CHECKS.get(op.name.partition(".")[2])
+    return check(op.opview) if check else []
+
+
+def _is_workgroup_memref(ty) -> bool:
+    from mlir import ir
+
+    if not isinstance(ty, ir.MemRefType) or ty.memory_space is None:
+        return False
+    space = str(ty.memory_space)
+    return space in ("#gpu.address_space<workgroup>", "3", "3 : i64", "3 : i32")
+
+
+def _smem(view, name, what) -> list[str]:
+    ty = getattr(view, name).type
+    if not _is_workgroup_memref(ty):
+        return [f"'{name}' ({what}) must be a shared-memory memref "
+                f"(memory space #gpu.address_space<workgroup>), got {ty}"]
+    if not ty.has_static_shape:
+        return [f"'{name}' ({what}) must have a static shape, got {ty}"]
+    return []
+
+
+def _buffer_offset(value):
+    """Byte offset of the smem_buffer that `value` is (None when it is a derived view)."""
+    owner = value.owner
+    name = getattr(owner, "name", None)
+    if name == f"{DIALECT}.smem_buffer":
+        return owner.attributes["offset"].value
+    return None
+
+
+def _barrier(view) -> list[str]:
+    errors = _smem(view, "barriers", "mbarrier array")
+    if not errors:
+        ty = view.barriers.type
+        if str(ty.element_type) != "i64" or ty.rank != 1:
+            errors.append(f"'barriers' must be a 1-D memref of i64 mbarriers, got {ty}")
+    return errors
+
+
+def _tma(view, buffer_name) -> list[str]:
+    errors = _smem(view, buffer_name, "TMA box")
+    coords = view.coords
+    if not 1 <= len(coords) <= 5:
+        errors.append(f"TMA takes 1 to 5 coordinates, got {len(coords)}")
+    if errors:
+        return errors
+    ty = getattr(view, buffer_name).type
+    if ty.rank != len(coords):
+        errors.append(f"the smem box has rank {ty.rank} but {len(coords)} coordinate(s) were given")
+    if str(ty.element_type) not in TMA_ELEMENT_TYPES:
+        errors.append(f"TMA does not move element type {ty.element_type}")
+    if any(d > 256 for d in ty.shape):
+        errors.append(f"TMA box dimensions must be at most 256 elements, got {list(ty.shape)}")
+    offset = _buffer_offset(getattr(view, buffer_name))
+    if offset is not None and offset % 128:
+        errors.append(f"TMA smem buffers must be 128-byte aligned, buffer offset is {offset}")
+    return errors
+
+
+def _check_smem_buffer(view):
+    ty = view.buffer.type
+    errors = [] if _is_workgroup_memref(ty) else [
+        f"result must be a memref in #gpu.address_space<workgroup>, got {ty}"]
+    if not errors and not ty.has_static_shape:
+        errors.append(f"smem buffers need a static shape, got {ty}")
+    if not errors and str(ty.layout) != f"affine_map<({', '.join(f'd{i}' for i in range(ty.rank))}) -> ({', '.join(f'd{i}' for i in range(ty.rank))})>":
+        errors.append(f"smem buffers need the identity layout, got {ty.layout}")
+    offset = view.offset
+    if offset < 0 or offset % 16:
+        errors.append(f"offset must be a non-negative multiple of 16 bytes, got {offset}")
+    return errors
+
+
+def _check_tma_reduce(view):
+    errors = _tma(view, "src")
+    if view.kind not in REDUCE_KINDS:
+        errors.append(f"kind must be one of {', '.join(REDUCE_KINDS)}, got '{view.kind}'")
+    return errors
+
+
+def _check_bulk_wait(view):
+    return [] if 0 <= view.pending <= 63 else [f"pending must be in [0, 63], got {view.pending}"]
+
+
+def _check_mbarrier_init(view):
+    errors = _barrier(view)
+    if not 1 <= view.count < (1 << 20):
+        errors.append(f"arrival count must be in [1, 2^20), got {view.count}")
+    return errors
+
+
+def _check_expect_tx(view):
+    errors = _barrier(view)
+    if not 1 <= view.bytes < (1 << 20):
+        errors.append(f"expected transaction bytes must be in [1, 2^20), got {view.bytes}")
+    return errors
+
+
+def _check_fence(view):
+    if view.space not in FENCE_SPACES:
+        return [f"space must be one of {', '.join(FENCE_SPACES)}, got '{view.space}'"]
+    return []
+
+
+def _check_named_barrier(view):
+    errors = []
+    if not 0 <= view.id <= 15:
+        errors.append(f"barrier id must be in [0, 15], got {view.id}")
+    if view.threads <= 0 or view.threads % 32 or view.threads > 1024:
+        errors.append(f"thread count must be a positive multiple of 32 up to 1024, got {view.threads}")
+    return errors
+
+
+def _check_wgmma(view):
+    errors = _smem(view, "a", "wgmma A operand") + _smem(view, "b", "wgmma B operand")
+    if view.swizzle not in WGMMA_SWIZZLES:
+        errors.append(f"swizzle must be one of {WGMMA_SWIZZLES} bytes, got {view.swizzle}")
+    if errors:
+        return errors
+    a, b, acc = view.a.type, view.b.type, view.acc.type
+    elem = str(a.element_type)
+    if elem not in ("bf16", "f16") or str(b.element_type) != elem:
+        errors.append(f"A and B must both be bf16 or both f16, got {a.element_type} and {b.element_type}")
+    if list(a.shape) != [64, 16]:
+        errors.append(f"A must be a 64x16 tile, got {list(a.shape)}")
+    n = b.shape[0] if b.rank == 2 else -1
+    if b.rank != 2 or b.shape[1] != 16 or not (8 <= n <= 256 and n % 8 == 0):
+        errors.append(f"B must be an Nx16 tile with N a multiple of 8 in [8, 256], got {list(b.shape)}")
+    elif acc.rank != 1 or acc.shape[0] != n // 2 or str(acc.element_type) != "f32":
+        errors.append(f"the accumulator must be vector<{n // 2}xf32> for N = {n}, got {acc}")
+    for name, value in (("a", view.a), ("b", view.b)):
+        offset = _buffer_offset(value)
+        if offset is not None and offset % 1024 and view.swizzle == 128:
+            errors.append(f"128-byte swizzled wgmma operand '{name}' must be 1024-byte aligned, "
+                          f"buffer offset is {offset}")
+    return errors
+
+
+def _check_wgmma_wait(view):
+    return [] if 0 <= view.pending <= 7 else [f"pending must be in [0, 7], got {view.pending}"]
+
+
+def _check_setmaxnreg(view):
+    errors = []
+    if view.regs % 8 or not 24 <= view.regs <= 256:
+        errors.append(f"register count must be a multiple of 8 in [24, 256], got {view.regs}")
+    if view.action not in ("inc", "dec"):
+        errors.append(f"action must be 'inc' or 'dec', got '{view.action}'")
+    return errors
+
+
+def _check_warp_role(view):
+    errors = []
+    if view.first_warp < 0 or view.num_warps <= 0 or view.first_warp + view.num_warps > 32:
+        errors.append(f"warps [{view.first_warp}, {view.first_warp + view.num_warps}) "
+                      "must lie within the 32 warps of a CTA")
+    blocks = list(view.body.blocks)
+    if len(blocks) != 1 or not list(blocks[0].operations) or \
+            blocks[0].operations[len(blocks[0].operations) - 1].name != "gpu.yield":
+        errors.append("the body must be one block ending with gpu.yield")
+    else:
+        uses_warpgroup_ops = any(
+            (semantics(o.name) or Semantics()).executed_by == "warpgroup" for o in blocks[0].operations)
+        if uses_warpgroup_ops and (view.first_warp % 4 or view.num_warps % 4):
+            errors.append("a role that runs warpgroup ops (wgmma, setmaxnreg) must cover whole "
+                          f"warpgroups, got warps [{view.first_warp}, {view.first_warp + view.num_warps})")
+    return errors
+
+
+_CHECKS = {
+    "smem_buffer": _check_smem_buffer,
+    "tma_load": lambda v: _tma(v, "dst") + _barrier(v),
+    "tma_store": lambda v: _tma(v, "src"),
+    "tma_reduce": _check_tma_reduce,
+    "bulk_wait": _check_bulk_wait,
+    "mbarrier_init": _check_mbarrier_init,
+    "mbarrier_arrive": _barrier,
+    "mbarrier_arrive_expect_tx": _check_expect_tx,
+    "mbarrier_try_wait_parity": _barrier,
+    "mbarrier_inval": _barrier,
+    "fence_proxy_async": _check_fence,
+    "named_barrier": _check_named_barrier,
+    "wgmma": _check_wgmma,
+    "wgmma_wait": _check_wgmma_wait,
+    "setmaxnreg": _check_setmaxnreg,
+    "warp_role": _check_warp_role,
+}
+
+
+def register_python_classes(namespace: dict) -> None:
+    make_opviews(DIALECT, OPS, namespace)
