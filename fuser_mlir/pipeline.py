@@ -1,0 +1,161 @@
+"""Pass pipelines that mix upstream passes and the project's Python passes, and the lowering to PTX.
+
+Upstream textual pipelines cannot name Python passes, so `PassPipeline` splits a
+`builtin.module(...)` pipeline (or a list of `-p` names) into its top-level elements and gives
+each to the one PassManager: upstream elements as text, project passes as Python callables.  One
+PassManager keeps `--mlir-print-ir-after-all` and the diagnostics uniform across both kinds.
+
+The lowering (`LOWER_TO_LLVM`) reads as the list of stages it is: verify our dialects, rewrite
+nvasync into NVVM, run the upstream conversions, then apply the kernel ABI.  Serialising LLVM IR
+to PTX happens in a child process (fuser_mlir.backend) because the NVPTX backend aborts the
+process on IR it cannot select.
+"""
+from __future__ import annotations
+
+from .diagnostics import CompileError, error, from_mlir_error
+from .target import TargetOptions
+
+
+def split_elements(text: str) -> list[str]:
+    """Top-level comma-separated elements of a pipeline body, respecting (), {} and quotes."""
+    elements, depth, start, quote = [], 0, 0, None
+    for i, ch in enumerate(text):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "({":
+            depth += 1
+        elif ch in ")}":
+            depth -= 1
+            if depth < 0:
+                raise error(f"unbalanced '{ch}' in pass pipeline at offset {i}")
+        elif ch == "," and depth == 0:
+            elements.append(text[start:i].strip())
+            start = i + 1
+    if depth or quote:
+        raise error("unbalanced brackets or quotes in pass pipeline")
+    elements.append(text[start:].strip())
+    return [e for e in elements if e]
+
+
+def pipeline_elements(pipeline: str) -> list[str]:
+    """Elements of `builtin.module(...)`; a pipeline without that anchor is taken as its body."""
+    text = pipeline.strip()
+    if text.startswith("builtin.module(") and text.endswith(")"):
+        text = text[len("builtin.module("):-1]
+    elif text.startswith("builtin.module"):
+        raise error(f"malformed pass pipeline '{pipeline}': expected builtin.module(...)")
+    return split_elements(text)
+
+
+class PassPipeline:
+    """An ordered list of pipeline elements, each a project pass name or upstream pipeline text."""
+
+    def __init__(self, elements=()):
+        self.elements = list(elements)
+
+    def build(self, ctx, print_ir_after_all: bool = False):
+        from mlir import passmanager
+
+        from .passes import PASSES
+
+        pm = passmanager.PassManager("builtin.module", context=ctx)
+        upstream: list[str] = []
+
+        def flush():
+            if upstream:
+                try:
+                    pm.add(",".join(upstream))
+                except ValueError as exc:
+                    raise error(f"invalid pass pipeline '{','.join(upstream)}': "
+                                f"{str(exc).strip() or 'unknown pass or option'}") from None
+                upstream.clear()
+
+        for element in self.elements:
+            name = element.split("{", 1)[0].split("(", 1)[0].strip()
+            if name in PASSES:
+                if element != name:
+                    raise error(f"pass '{name}' takes no options or nested passes")
+                flush()
+                info = PASSES[name]
+                pm.add(info.run, name=name, argument=name, description=info.summary)
+            else:
+                nested = [p for p in PASSES if p in element]
+                if nested:
+                    raise error(f"project pass '{nested[0]}' must be a top-level element of "
+                                "builtin.module(...): it walks the whole module itself")
+                upstream.append(element)
+        flush()
+        if print_ir_after_all:
+            pm.enable_ir_printing(print_after_all=True, print_module_scope=True)
+        return pm
+
+    def run(self, module, print_ir_after_all: bool = False) -> None:
+        from mlir import ir
+
+        pm = self.build(module.context, print_ir_after_all)
+        try:
+            pm.run(module.operation)
+        except ir.MLIRError as exc:
+            raise from_mlir_error(exc) from None
+
+
+def lower_to_llvm_elements(target: TargetOptions) -> list[str]:
+    return [
+        "fuser-verify-dialects",
+        "fuser-lower-nvasync",
+        target.attach_target,
+        "convert-scf-to-cf",
+        "expand-strided-metadata",
+        "lower-affine",
+        "gpu.module(convert-gpu-to-nvvm)",
+        "convert-nvvm-to-llvm",
+        "reconcile-unrealized-casts",
+        "canonicalize",
+        "cse",
+        "fuser-kernel-abi",
+    ]
+
+
+def lower_to_llvm(module, target: TargetOptions = TargetOptions()) -> None:
+    """Lower a module holding gpu.module kernels (nvasync and upstream dialects) to LLVM/NVVM."""
+    PassPipeline(lower_to_llvm_elements(target)).run(module)
+    _check_fully_lowered(module)
+
+
+def _check_fully_lowered(module) -> None:
+    from mlir import ir
+
+    from .diagnostics import Diagnostic, file_location
+
+    leftovers = []
+
+    def visit(op):
+        dialect = op.name.partition(".")[0]
+        if dialect not in ("builtin", "gpu", "llvm", "nvvm") or op.name in ("gpu.func", "gpu.launch_func"):
+            leftovers.append(op)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    for gpu_module in _gpu_modules(module):
+        for op in gpu_module.regions[0].blocks[0].operations:
+            op.operation.walk(visit)
+    if leftovers:
+        raise CompileError([Diagnostic("error", f"'{op.name}' could not be lowered to NVVM/LLVM "
+                                                 "(unsupported in kernels)", *file_location(op.location))
+                            for op in leftovers[:10]])
+
+
+def _gpu_modules(module):
+    return [op.operation for op in module.body.operations if op.operation.name == "gpu.module"]
+
+
+def compile_to_ptx(module, target: TargetOptions = TargetOptions()) -> dict[str, str]:
+    """Lower `module` in place and return {gpu.module name: PTX text}."""
+    from . import backend
+
+    lower_to_llvm(module, target)
+    if not _gpu_modules(module):
+        raise error("no gpu.module to compile: --emit=ptx needs kernels inside a gpu.module")
+    return backend.serialize(module.operation.get_asm(enable_debug_info=True, print_generic_op_form=True), target)

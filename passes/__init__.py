@@ -1,0 +1,32 @@
+"""The project's passes, by the name fuser-opt and the compile driver use.
+
+Each is a module-level pass `run(module_op, pass_)` whose module docstring states its rule and
+IR contract.  Upstream textual pipelines cannot name Python passes, so the driver resolves these
+names itself (fuser_mlir.pipeline).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    name: str
+    module: str       # module in this package defining `run`
+
+    @property
+    def run(self):
+        return import_module(f"{__name__}.{self.module}").run
+
+    @property
+    def summary(self) -> str:
+        doc = import_module(f"{__name__}.{self.module}").__doc__ or ""
+        return doc.strip().splitlines()[0].split(":", 1)[-1].strip()
+
+
+PASSES = {p.name: p for p in (
+    PassInfo("fuser-verify-dialects", "verify_dialects"),
+    PassInfo("fuser-lower-nvasync", "lower_nvasync"),
+    PassInfo("fuser-kernel-abi", "kernel_abi"),
+)}

@@ -1,0 +1,275 @@
+"""fuser-lower-nvasync: rewrite every nvasync op into NVVM plus upstream gpu/scf/arith/memref/llvm.
+
+Rule: a one-to-one translation; this pass adds no synchronization and drops none (the sync passes
+have already decided it).  Each op becomes the PTX listed in `dialects/nvasync.py`.
+
+Contract
+  in:  gpu.func kernels holding nvasync ops (verified by fuser-verify-dialects).
+  out: no nvasync op remains.  Shared memory is `gpu.dynamic_shared_memory` with `memref.view`s at
+       the buffers' byte offsets; the kernel carries `fuser.dynamic_smem_bytes` (the extent of its
+       buffers) and `fuser.tensormap_args` (argument indices used as TMA descriptors, which
+       fuser-kernel-abi turns into `__grid_constant__` byval params).  A TMA descriptor that is not a
+       kernel argument is an error: the ABI passes tensor maps by value.
+Conventions: TMA coordinates are given in memref dimension order (outermost first); PTX wants the
+innermost first, so they are reversed here.  `mbarrier_try_wait_parity` becomes a retry loop.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, gpu, llvm, memref, nvvm, scf, vector
+
+from ..dialects import nvasync
+
+TENSORMAP_ARGS = "fuser.tensormap_args"
+DYNAMIC_SMEM_BYTES = "fuser.dynamic_smem_bytes"
+_WAIT_TICKS = 0x989680          # suspend-time hint for mbarrier.try_wait (as CUTLASS uses)
+_SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}   # wgmma descriptor bits 62-63
+
+
+class LoweringError(Exception):
+    def __init__(self, op, message):
+        super().__init__(message)
+        self.location = op.location
+
+
+def run(module_op, pass_) -> None:
+    errors = []
+    for func in _gpu_funcs(module_op):
+        try:
+            _lower_function(func)
+        except LoweringError as e:
+            errors.append(e)
+    for e in errors:
+        e.location.emit_error(str(e))
+    if errors:
+        pass_.signal_pass_failure()
+
+
+def _gpu_funcs(module_op):
+    funcs = []
+
+    def visit(op):
+        if op.name == "gpu.func":
+            funcs.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit)
+    return funcs
+
+
+def _lower_function(func) -> None:
+    ops = []
+
+    def collect(op):   # post-order: a warp_role's body is lowered before the role itself
+        if op.name.startswith("nvasync."):
+            ops.append(op)
+        return ir.WalkResult.ADVANCE
+
+    func.walk(collect, ir.WalkOrder.POST_ORDER)
+    if not ops:
+        return
+    lowering = _FunctionLowering(func)
+    for op in ops:
+        with op.location, ir.InsertionPoint(op):
+            replacement = lowering.lower(op)
+        if replacement is not None:
+            op.results[0].replace_all_uses_with(replacement)
+        op.erase()
+    lowering.finish()
+
+
+class _FunctionLowering:
+    def __init__(self, func):
+        self.func = func
+        self.entry = func.regions[0].blocks[0]
+        self.args = list(self.entry.arguments)
+        self.tensormap_args: set[int] = set()
+        self.smem_bytes = 0
+        self._smem_base = None
+
+    def finish(self):
+        attrs = self.func.attributes
+        if self.tensormap_args:
+            attrs[TENSORMAP_ARGS] = ir.DenseI32ArrayAttr.get(sorted(self.tensormap_args))
+        attrs[DYNAMIC_SMEM_BYTES] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), self.smem_bytes)
+
+    def lower(self, op):
+        return getattr(self, "_" + op.name.partition(".")[2])(op.opview)
+
+    # --- helpers ---------------------------------------------------------------------------------
+    def smem_base(self):
+        if self._smem_base is None:
+            with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(self.entry):
+                workgroup = ir.Attribute.parse("#gpu.address_space<workgroup>")
+                ty = ir.MemRefType.get([ir.ShapedType.get_dynamic_size()], ir.IntegerType.get_signless(8),
+                                       memory_space=workgroup)
+                self._smem_base = gpu.dynamic_shared_memory(ty)
+        return self._smem_base
+
+    @staticmethod
+    def index(value: int):
+        return arith.constant(ir.IndexType.get(), value)
+
+    @staticmethod
+    def i32(value: int):
+        return arith.constant(ir.IntegerType.get_signless(32), value)
+
+    def smem_pointer(self, value, element=None):
+        """`!llvm.ptr<3>` to the first element of memref `value` (plus `element` elements)."""
+        ty = ir.MemRefType(value.type)
+        metadata = memref.ExtractStridedMetadataOp(value)
+        offset = metadata.results[1]
+        if element is not None:
+            offset = arith.addi(offset, element)
+        elem_bytes = self.index(max(1, ty.element_type.width // 8))
+        aligned = memref.extract_aligned_pointer_as_index(metadata.results[0])
+        address = arith.addi(aligned, arith.muli(offset, elem_bytes))
+        address = arith.index_cast(ir.IntegerType.get_signless(64), address)
+        return llvm.inttoptr(ir.Type.parse("!llvm.ptr<3>"), address)
+
+    def descriptor(self, op, value):
+        if not isinstance(value, ir.BlockArgument) or value.owner != self.entry:
+            raise LoweringError(op, "a TMA descriptor must be a kernel argument: tensor maps are "
+                                    "passed by value as __grid_constant__ parameters")
+        self.tensormap_args.add(value.arg_number)
+        return value
+
+    @staticmethod
+    def ptx_coords(coords):
+        return list(reversed(list(coords)))
+
+    # --- shared memory ----------------------------------------------------------------------------
+    def _smem_buffer(self, view):
+        ty = ir.MemRefType(view.buffer.type)
+        size = ty.element_type.width // 8
+        for d in ty.shape:
+            size *= d
+        self.smem_bytes = max(self.smem_bytes, view.offset + size)
+        return memref.view(ty, self.smem_base(), self.index(view.offset), [])
+
+    # --- TMA ------------------------------------------------------------------------------------
+    def _tma_load(self, view):
+        dst = llvm.addrspacecast(ir.Type.parse("!llvm.ptr<7>"), self.smem_pointer(view.dst))
+        bar = self.smem_pointer(view.barriers, view.stage)
+        nvvm.CpAsyncBulkTensorGlobalToSharedClusterOp(
+            dst, self.descriptor(view, view.desc), self.ptx_coords(view.coords), bar, [])
+
+    def _tma_store(self, view):
+        nvvm.CpAsyncBulkTensorSharedCTAToGlobalOp(
+            self.descriptor(view, view.desc), self.smem_pointer(view.src), self.ptx_coords(view.coords))
+
+    def _tma_reduce(self, view):
+        kind = ir.Attribute.parse(f"#nvvm.tma_redux_kind<{view.kind}>")
+        nvvm.CpAsyncBulkTensorReduceOp(
+            self.descriptor(view, view.desc), self.smem_pointer(view.src), kind,
+            self.ptx_coords(view.coords))
+
+    def _bulk_commit(self, view):
+        nvvm.CpAsyncBulkCommitGroupOp()
+
+    def _bulk_wait(self, view):
+        nvvm.CpAsyncBulkWaitGroupOp(view.pending, read=view.read or None)
+
+    # --- mbarriers ------------------------------------------------------------------------------
+    def _mbarrier_init(self, view):
+        nvvm.MBarrierInitOp(self.smem_pointer(view.barriers, view.stage), self.i32(view.count))
+
+    def _mbarrier_arrive(self, view):
+        nvvm.MBarrierArriveOp(ir.IntegerType.get_signless(64), self.smem_pointer(view.barriers, view.stage))
+
+    def _mbarrier_arrive_expect_tx(self, view):
+        nvvm.MBarrierArriveExpectTxOp(None, self.smem_pointer(view.barriers, view.stage),
+                                      self.i32(view.bytes))
+
+    def _mbarrier_try_wait_parity(self, view):
+        nvvm.MBarrierTryWaitParityOp(self.smem_pointer(view.barriers, view.stage), view.parity,
+                                     self.i32(_WAIT_TICKS))
+
+    def _mbarrier_inval(self, view):
+        nvvm.MBarrierInvalOp(self.smem_pointer(view.barriers, view.stage))
+
+    # --- fences and barriers --------------------------------------------------------------------
+    def _fence_proxy_async(self, view):
+        kind, space = {
+            "shared::cta": ("async.shared", "cta"),
+            "shared::cluster": ("async.shared", "cluster"),
+            "global": ("async.global", None),
+            "all": ("async", None),
+        }[view.space]
+        nvvm.FenceProxyOp(ir.Attribute.parse(f"#nvvm.proxy_kind<{kind}>"),
+                          space=ir.Attribute.parse(f"#nvvm.shared_space<{space}>") if space else None)
+
+    def _fence_mbarrier_init(self, view):
+        nvvm.FenceMbarrierInitOp()
+
+    def _sync_threads(self, view):
+        nvvm.Barrier0Op()
+
+    def _named_barrier(self, view):
+        nvvm.BarrierOp(None, barrierId=self.i32(view.id), numberOfThreads=self.i32(view.threads))
+
+    def _elect_one(self, view):
+        return nvvm.ElectSyncOp(ir.IntegerType.get_signless(1)).result
+
+    # --- wgmma ----------------------------------------------------------------------------------
+    def _wgmma_fence(self, view):
+        nvvm.WgmmaFenceAlignedOp()
+
+    def _wgmma_commit(self, view):
+        nvvm.WgmmaGroupSyncAlignedOp()
+
+    def _wgmma_wait(self, view):
+        nvvm.WgmmaWaitGroupSyncOp(view.pending)
+
+    def matrix_descriptor(self, value, swizzle):
+        """The 64-bit wgmma smem descriptor of a K-major tile whose rows are `swizzle` bytes."""
+        i64 = ir.IntegerType.get_signless(64)
+        address = llvm.ptrtoint(i64, self.smem_pointer(value))
+        start = arith.shrui(arith.andi(address, arith.constant(i64, 0x3FFFF)), arith.constant(i64, 4))
+        stride_bytes = 8 * swizzle          # 8 rows of one swizzle atom
+        fixed = (1 << 16) | ((stride_bytes >> 4) << 32) | (_SWIZZLE_MODE[swizzle] << 62)
+        return arith.ori(start, arith.constant(i64, fixed - (1 << 64) if fixed >= 1 << 63 else fixed))
+
+    def _wgmma(self, view):
+        acc_ty = ir.VectorType(view.acc.type)
+        count = acc_ty.shape[0]
+        f32 = ir.F32Type.get()
+        struct = ir.Type.parse("!llvm.struct<(" + ", ".join(["f32"] * count) + ")>")
+        packed = llvm.mlir_undef(struct)
+        for i in range(count):
+            packed = llvm.insertvalue(packed, vector.extract(view.acc, [], [i]), [i])
+        elem = str(ir.MemRefType(view.a.type).element_type)
+        n = ir.MemRefType(view.b.type).shape[0]
+        parse = ir.Attribute.parse
+        mma = nvvm.WgmmaMmaAsyncOp(
+            struct, packed,
+            self.matrix_descriptor(view.a, view.swizzle), self.matrix_descriptor(view.b, view.swizzle),
+            parse(f"#nvvm.shape<m = 64, n = {n}, k = 16>"),
+            parse(f"#nvvm.wgmma_type<{elem}>"), parse(f"#nvvm.wgmma_type<{elem}>"),
+            parse("#nvvm.wgmma_type<f32>"),
+            parse(f"#nvvm.wgmma_scale_out<{'one' if view.accumulate else 'zero'}>"),
+            parse("#nvvm.wgmma_scale_in<one>"), parse("#nvvm.wgmma_scale_in<one>"),
+            parse("#nvvm.mma_layout<row>"), parse("#nvvm.mma_layout<col>"))
+        result = arith.constant(acc_ty, ir.DenseElementsAttr.get_splat(acc_ty, ir.FloatAttr.get(f32, 0.0)))
+        for i in range(count):
+            result = vector.insert(llvm.extractvalue(f32, mma.result, [i]), result, [], [i])
+        return result
+
+    # --- registers and warp roles ---------------------------------------------------------------
+    def _setmaxnreg(self, view):
+        action = "increase" if view.action == "inc" else "decrease"
+        nvvm.SetMaxRegisterOp(view.regs, ir.Attribute.parse(f"#nvvm<action {action}>"))
+
+    def _warp_role(self, view):
+        warp = arith.divui(gpu.thread_id(gpu.Dimension.x), self.index(32))
+        in_role = arith.cmpi(arith.CmpIPredicate.ult, arith.subi(warp, self.index(view.first_warp)),
+                             self.index(view.num_warps))
+        branch = scf.IfOp(in_role)
+        then_block = branch.then_block
+        body = view.body.blocks[0]
+        for op in list(body.operations):
+            if op.name == "gpu.yield":
+                continue
+            then_block.append(op)
+        with ir.InsertionPoint(then_block):
+            scf.YieldOp([])
