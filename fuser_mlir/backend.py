@@ -18,7 +18,8 @@ from .diagnostics import CompileError, Diagnostic
 from .target import TargetOptions
 
 
-def serialize(llvm_ir: str, target: TargetOptions) -> dict[str, str]:
+def serialize(llvm_ir: str, target: TargetOptions, where=("", 0, 0)) -> dict[str, str]:
+    """PTX per gpu.module of `llvm_ir`; `where` (file, line, col) locates a backend crash."""
     request = json.dumps({"ir": llvm_ir, "target": vars(target)})
     proc = subprocess.run([sys.executable, "-m", "fuser_mlir.backend"], input=request,
                           capture_output=True, text=True)
@@ -30,26 +31,7 @@ def serialize(llvm_ir: str, target: TargetOptions) -> dict[str, str]:
     llvm_lines = [line for line in proc.stderr.splitlines() if "LLVM ERROR" in line or "error" in line.lower()]
     reason = "; ".join(llvm_lines[-3:]) or proc.stderr.strip()[-500:] or f"exit status {proc.returncode}"
     raise CompileError([Diagnostic("error", f"the NVPTX backend failed on this kernel module "
-                                            f"({reason})", *_first_gpu_module_location(llvm_ir))])
-
-
-def _first_gpu_module_location(llvm_ir: str):
-    """Best-effort (file, line, col) of the first gpu.module, read from the printed locations."""
-    import re
-
-    match = re.search(r'gpu\.module @\w+.*\{\s*$', llvm_ir, re.M)
-    if match:
-        alias = re.search(r'\}\s*loc\((#loc\d*|"[^"]*":\d+:\d+)\)', llvm_ir[match.end():])
-        if alias:
-            ref = alias.group(1)
-            if ref.startswith("#"):
-                defined = re.search(rf'^{re.escape(ref)} = loc\("([^"]*)":(\d+):(\d+)\)', llvm_ir, re.M)
-                if defined:
-                    return defined.group(1), int(defined.group(2)), int(defined.group(3))
-            else:
-                file, line, col = re.fullmatch(r'"([^"]*)":(\d+):(\d+)', ref).groups()
-                return file, int(line), int(col)
-    return "", 0, 0
+                                            f"({reason})", *where)])
 
 
 def _child_main() -> int:

@@ -154,8 +154,11 @@ def _gpu_modules(module):
 def compile_to_ptx(module, target: TargetOptions = TargetOptions()) -> dict[str, str]:
     """Lower `module` in place and return {gpu.module name: PTX text}."""
     from . import backend
+    from .diagnostics import file_location
 
     lower_to_llvm(module, target)
-    if not _gpu_modules(module):
-        raise error("no gpu.module to compile: --emit=ptx needs kernels inside a gpu.module")
-    return backend.serialize(module.operation.get_asm(enable_debug_info=True, print_generic_op_form=True), target)
+    gpu_modules = _gpu_modules(module)
+    if not gpu_modules:
+        raise error("no gpu.module to compile: PTX needs kernels inside a gpu.module")
+    text = module.operation.get_asm(enable_debug_info=True, print_generic_op_form=True)
+    return backend.serialize(text, target, file_location(gpu_modules[0].location))

@@ -1,0 +1,1 @@
+"""Command-line tools: fuser-opt and the benchmark/inspection scripts."""
