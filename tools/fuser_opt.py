@@ -11,6 +11,7 @@ the input.  An empty input is an empty module.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -222,6 +223,12 @@ def main() -> None:
         status = run()
     except KeyboardInterrupt:
         status = 130
+    except Exception as exc:   # a compiler bug, not a user error: say so, without a traceback
+        if os.environ.get("FUSER_MLIR_DEBUG"):
+            raise
+        sys.stderr.write(f"fuser-opt: error: internal compiler error: {type(exc).__name__}: {exc} "
+                         "(set FUSER_MLIR_DEBUG=1 for the traceback)\n")
+        status = 1
     sys.exit(status)
 
 

@@ -1,0 +1,161 @@
+"""The fusion and nvasync dialects: loading, Python builders for every op, value checks, IRDL."""
+import subprocess
+import sys
+
+import pytest
+
+from fuser_mlir import dialects
+from fuser_mlir.dialects import fusion, nvasync
+from fuser_mlir.pipeline import compile_to_ptx
+from fuser_mlir.ptxas import assemble
+
+from helpers import kernel_module, smem_type
+
+
+def test_import_does_not_load_mlir():
+    code = "import sys, fuser_mlir, fuser_mlir.dialects, fuser_mlir.diagnostics; print('mlir' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_loading_is_idempotent_per_context(ctx):
+    dialects.load_dialects(ctx)           # a second load would abort the process if unguarded
+    dialects.load_dialects(ctx)
+    assert ctx.is_registered_operation("nvasync.tma_load")
+    assert ctx.is_registered_operation("fusion.matmul")
+
+
+def test_irdl_text_loads_in_a_fresh_context():
+    from mlir import ir
+    from mlir.dialects import irdl
+
+    with ir.Context() as fresh, ir.Location.unknown():
+        module = ir.Module.parse(dialects.irdl_source())
+        assert module.operation.verify()
+        irdl.load_dialects(module)
+        for op in nvasync.OPS:
+            assert fresh.is_registered_operation(f"nvasync.{op.name}"), op.name
+        for op in fusion.OPS:
+            assert fresh.is_registered_operation(f"fusion.{op.name}"), op.name
+
+
+def build_every_nvasync_op():
+    """A kernel built only through the Python op classes, using every nvasync op."""
+    from mlir import ir
+    from mlir.dialects import arith, scf
+
+    module, ip, block = kernel_module()
+    desc, n = block.arguments
+    i64, bf16, f32 = ir.IntegerType.get_signless(64), ir.BF16Type.get(), ir.F32Type.get()
+    with ip:
+        bars = nvasync.SmemBufferOp(smem_type([2], i64), offset=0).buffer
+        tile = nvasync.SmemBufferOp(smem_type([64, 64], bf16), offset=1024).buffer
+        a = nvasync.SmemBufferOp(smem_type([64, 16], bf16), offset=9216).buffer
+        b = nvasync.SmemBufferOp(smem_type([128, 16], bf16), offset=10240).buffer
+        c0 = arith.constant(ir.IndexType.get(), 0)
+        zero = arith.constant(ir.IntegerType.get_signless(32), 0)
+        elected = nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected
+        nvasync.MbarrierInitOp(bars, c0, count=1)
+        nvasync.FenceMbarrierInitOp()
+        nvasync.SyncThreadsOp()
+        branch = scf.IfOp(elected)
+        with ir.InsertionPoint(branch.then_block):
+            nvasync.MbarrierArriveExpectTxOp(bars, c0, bytes=8192)
+            nvasync.TmaLoadOp(desc, tile, bars, c0, [n, zero])
+            scf.YieldOp([])
+        nvasync.MbarrierTryWaitParityOp(bars, c0, zero)
+        nvasync.FenceProxyAsyncOp(space="shared::cta")
+        nvasync.NamedBarrierOp(id=1, threads=128)
+        nvasync.TmaStoreOp(desc, tile, [n, zero])
+        nvasync.TmaReduceOp(desc, tile, [n, zero], kind="max")
+        nvasync.BulkCommitOp()
+        nvasync.BulkWaitOp(pending=0, read=True)
+        role = nvasync.WarpRoleOp(first_warp=4, num_warps=4)
+        with ir.InsertionPoint(role.body.blocks.append()):
+            nvasync.SetmaxnregOp(regs=232, action="inc")
+            acc_ty = ir.VectorType.get([64], f32)
+            acc = arith.constant(acc_ty, ir.DenseElementsAttr.get_splat(acc_ty, ir.FloatAttr.get(f32, 1.0)))
+            nvasync.WgmmaFenceOp()
+            nvasync.WgmmaOp(acc_ty, a, b, acc, swizzle=128, accumulate=True)
+            nvasync.WgmmaCommitOp()
+            nvasync.WgmmaWaitOp(pending=0)
+            ir.Operation.create("gpu.yield")
+        nvasync.MbarrierArriveOp(bars, c0)
+        nvasync.MbarrierInvalOp(bars, c0)
+    return module
+
+
+def test_builders_cover_every_nvasync_op_and_lower_to_ptx(ctx):
+    module = build_every_nvasync_op()
+    assert module.operation.verify()
+    used = {op.split('"')[1] for op in str(module).split() if op.startswith('"nvasync.')}
+    assert used == {f"nvasync.{op.name}" for op in nvasync.OPS}
+    first = module.body.operations[0].regions[0].blocks[0].operations[0].regions[0].blocks[0].operations[0]
+    assert isinstance(first.opview, nvasync.SmemBufferOp) and first.opview.offset == 0
+    ptx = compile_to_ptx(module)["kernels"]
+    for instruction in ("cp.reduce.async.bulk.tensor.2d.global.shared::cta.max", "elect.sync",
+                        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "setmaxnreg.inc"):
+        assert instruction in ptx
+    assert len(assemble(ptx).cubin) > 0
+
+
+def test_accessors_return_variadic_groups(ctx):
+    module = build_every_nvasync_op()
+    loads = [op for op in _walk(module) if op.name == "nvasync.tma_load"]
+    load = loads[0].opview
+    assert len(load.coords) == 2 and load.desc == load.operation.operands[0]
+
+
+def _walk(module):
+    from mlir import ir
+
+    found = []
+    module.operation.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE)
+    return found
+
+
+def test_builder_rejects_missing_attribute(ctx):
+    module, ip, _ = kernel_module()
+    with ip, pytest.raises(TypeError, match="missing attribute 'regs'"):
+        nvasync.SetmaxnregOp(action="inc")
+
+
+def test_fusion_builders_and_checks(ctx):
+    from mlir import ir
+
+    bf16 = ir.BF16Type.get()
+    t = ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size(), 8], bf16)
+    module = ir.Module.parse(f"func.func @f(%x: {t}) attributes {{fusion.fusion}} {{ return }}")
+    block = module.body.operations[0].regions[0].blocks[0]
+    x = block.arguments[0]
+    with ir.InsertionPoint(block.operations[0]):
+        y = fusion.UnaryOp(t, x, kind="relu").result
+        z = fusion.BinaryOp(t, x, y, kind="mul").result
+        r = fusion.ReduceOp(ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size()], bf16), z,
+                            kind="sum", axes=[1]).result
+        fusion.BroadcastOp(t, r, dims=[0])
+        bad = fusion.ReduceOp(ir.RankedTensorType.get([8], bf16), z, kind="mean", axes=[3])
+    assert module.operation.verify()
+    assert dialects.verify_op(y.owner) == []
+    errors = dialects.verify_op(bad.operation)
+    assert any("kind must be one of sum" in e for e in errors)
+
+
+@pytest.mark.parametrize("attrs, message", [
+    ({"regs": 41, "action": "inc"}, "multiple of 8 in [24, 256]"),
+    ({"regs": 16, "action": "inc"}, "multiple of 8 in [24, 256]"),
+    ({"regs": 264, "action": "dec"}, "multiple of 8 in [24, 256]"),
+    ({"regs": 40, "action": "up"}, "action must be 'inc' or 'dec'"),
+])
+def test_setmaxnreg_checks(ctx, attrs, message):
+    module, ip, _ = kernel_module()
+    with ip:
+        op = nvasync.SetmaxnregOp(**attrs)
+    assert any(message in e for e in dialects.verify_op(op.operation))
+
+
+def test_valid_setmaxnreg_has_no_errors(ctx):
+    module, ip, _ = kernel_module()
+    with ip:
+        op = nvasync.SetmaxnregOp(regs=24, action="dec")
+    assert dialects.verify_op(op.operation) == []

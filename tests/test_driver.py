@@ -1,0 +1,96 @@
+"""The pass-pipeline driver, target validation, the backend's crash isolation, and fuser-opt."""
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fuser_mlir.diagnostics import CompileError
+from fuser_mlir.pipeline import PassPipeline, compile_to_ptx, pipeline_elements, split_elements
+from fuser_mlir.target import TargetOptions
+from fuser_mlir.tools.fuser_opt import expected_diagnostics, run
+
+LIT = Path(__file__).parent.parent / "lit_tests"
+
+
+def fuser_opt(*argv, stdin=None):
+    out, err = io.StringIO(), io.StringIO()
+    if stdin is not None:
+        import tempfile
+
+        with tempfile.NamedTemporaryFile("wb", suffix=".mlir", delete=False) as f:
+            f.write(stdin)
+        argv = (f.name, *argv)
+    status = run(list(argv), stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_split_elements_respects_nesting():
+    assert split_elements("a, b{x=1,y=2}, gpu.module(c, d), 'e,f'") == \
+        ["a", "b{x=1,y=2}", "gpu.module(c, d)", "'e,f'"]
+    assert pipeline_elements("builtin.module(fuser-lower-nvasync,cse)") == ["fuser-lower-nvasync", "cse"]
+    with pytest.raises(CompileError, match="unbalanced"):
+        split_elements("a(b")
+
+
+def test_project_pass_must_be_top_level(ctx):
+    with pytest.raises(CompileError, match="must be a top-level element"):
+        PassPipeline(["gpu.module(fuser-lower-nvasync)"]).build(ctx)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"chip": "sm_80"}, "unsupported target chip"),
+    ({"features": "+ptx70"}, "unsupported target features"),
+    ({"features": "ptx80"}, "unsupported target features"),
+    ({"opt_level": 5}, "optimization level"),
+])
+def test_target_options_are_validated(kwargs, message):
+    with pytest.raises(CompileError, match=message):
+        TargetOptions(**kwargs)
+
+
+def test_backend_abort_becomes_located_error(ctx):
+    from mlir import ir
+
+    source = (LIT / "lowering" / "backend_cannot_select.mlir").read_text()
+    module = ir.Module.parse(source)
+    with pytest.raises(CompileError) as info:
+        compile_to_ptx(module)
+    diag = info.value.diagnostics[0]
+    assert "Cannot select" in diag.message and diag.line > 0
+
+
+def test_fuser_opt_reports_parse_errors_with_location():
+    status, _, err = fuser_opt(stdin=b'func.func @f() {\n  "nvasync.setmaxnreg"() {regs = 4.0 : f32, action = "inc"} : () -> ()\n  return\n}\n')
+    assert status == 1 and ":2:3: error:" in err
+
+
+def test_fuser_opt_empty_input_is_an_empty_module():
+    status, out, _ = fuser_opt(stdin=b"")
+    assert status == 0 and out.strip() == "module {\n}"
+
+
+def test_fuser_opt_binary_junk_is_an_error_not_a_crash():
+    proc = subprocess.run([sys.executable, "-m", "fuser_mlir.tools.fuser_opt"], input=bytes(range(256)) * 4,
+                          capture_output=True)
+    assert proc.returncode == 1
+    assert b"error:" in proc.stderr and b"Traceback" not in proc.stderr
+
+
+def test_fuser_opt_verify_diagnostics_detects_a_missing_error():
+    src = b'func.func @f() {\n  // expected-error @below {{barrier id}}\n  "nvasync.named_barrier"() {id = 1 : i32, threads = 64 : i32} : () -> ()\n  return\n}\n'
+    status, _, err = fuser_opt("--verify-diagnostics", stdin=src)
+    assert status == 1 and "was not produced" in err
+
+
+def test_expected_diagnostic_designators():
+    src = b"a\n// expected-error @below {{x}}\n// expected-note @above {{y}}\nb\n// expected-warning @-4 {{z}}\nc // expected-remark {{w}}\n"
+    found = {(sev, line) for sev, line, _, _ in expected_diagnostics(src)}
+    assert found == {("error", 4), ("note", 1), ("warning", 1), ("remark", 6)}
+
+
+def test_split_input_file_keeps_line_numbers():
+    src = b'module {}\n// -----\nfunc.func @f() {\n  "nvasync.sync_threads"(%x) : (i32) -> ()\n  return\n}\n'
+    status, out, err = fuser_opt("--split-input-file", stdin=src)
+    assert status == 1 and ":4:" in err and "module {" in out
