@@ -4,3 +4,7 @@ Importing this package never imports MLIR (the GPU machine has no MLIR bindings)
 build IR import it when they are used.
 """
 __version__ = "0.1.0"
+
+from .api import DataType, FusionDefinition, FusionError  # noqa: E402  (no MLIR behind these)
+
+__all__ = ["DataType", "FusionDefinition", "FusionError"]

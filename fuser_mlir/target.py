@@ -5,6 +5,7 @@ PTX version below 8.0, so options are checked here and rejected with a clear mes
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -33,8 +34,27 @@ class TargetOptions:
 
     @property
     def attach_target(self) -> str:
-        return f"nvvm-attach-target{{chip={self.chip} features={self.features} O={self.opt_level}}}"
+        # libdevice supplies math (exp, tanh, erf, ...) for kernels that use the math dialect.
+        libdevice = find_libdevice()
+        link = f" l={libdevice}" if libdevice else ""
+        return f"nvvm-attach-target{{chip={self.chip} features={self.features} O={self.opt_level}{link}}}"
 
     @property
     def arch(self) -> str:
         return self.chip
+
+
+def find_libdevice() -> str | None:
+    """libdevice.10.bc from CUDA_HOME/CUDA_PATH, /usr/local/cuda, or the nvidia-cuda-nvcc wheel."""
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    try:
+        import nvidia.cuda_nvcc as wheel
+
+        roots += list(getattr(wheel, "__path__", []))
+    except ImportError:
+        pass
+    for root in filter(None, roots):
+        candidate = os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")
+        if os.path.isfile(candidate) and " " not in candidate:   # the pipeline option is unquoted
+            return candidate
+    return None
