@@ -107,6 +107,9 @@ def encode_tensormap(tensor, dtype: str, view, box, name: str):
     strides = [dims[0] * itemsize] if len(dims) == 2 else []
     if any(s % 16 for s in strides):
         raise FusionError(f"{name}: row stride {strides[0]} B is not a multiple of 16 (TMA requires it)")
+    # cuda-python passes an empty list as NULL, which the driver rejects even for rank 1 (seen on
+    # the H100, driver 580): give rank 1 one unused, valid stride.
+    strides = strides or [16]
     enum = getattr(cu.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{_tensormap_dtypes[dtype]}")
     return check(cu.cuTensorMapEncodeTiled(
         enum, len(dims), address,
