@@ -1,0 +1,123 @@
+"""Pointwise bandwidth benchmark: fuser_mlir vs torch eager vs torch.compile, with the copy ceiling.
+
+Effective bandwidth = (bytes read + bytes written) / median kernel time (CUDA events, warm-up,
+tensors of 256 MiB and more so L2 is not reused).  Prints a table and writes JSON.
+
+    # here (MLIR available): build the kernels the benchmark launches
+    FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_pointwise.py --build
+    # on the H100 (offline):
+    FUSER_MLIR_CACHE_DIR=.fuser_cache FUSER_MLIR_OFFLINE=1 python3 tools/bench_pointwise.py --json out.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+
+import torch
+
+from fuser_mlir import DataType, FusionDefinition
+
+N = 1 << 27          # elements per tensor: 256 MiB of bf16, 512 MiB of f32
+SHAPE = (N // 8192, 8192)
+
+
+def _def(n_inputs, dtype, body):
+    with FusionDefinition() as fd:
+        xs = [fd.define_tensor([-1, -1], dtype) for _ in range(n_inputs)]
+        for out in body(fd.ops, *xs):
+            fd.add_output(out)
+    return fd
+
+
+FUSIONS = {
+    # name: (definition, torch eager equivalent, dtype)
+    "relu(x)*y bf16": (lambda: _def(2, DataType.BFloat16, lambda o, x, y: [o.mul(o.relu(x), y)]),
+                       lambda x, y: torch.relu(x) * y, torch.bfloat16),
+    "gelu(x) f32": (lambda: _def(1, DataType.Float, lambda o, x: [o.gelu(x)]),
+                    lambda x: torch.nn.functional.gelu(x), torch.float32),
+    "silu(x)*y+tanh(x)-x/(y*y+1) bf16": (
+        lambda: _def(3, DataType.BFloat16, lambda o, x, y, one: [
+            o.sub(o.add(o.mul(o.silu(x), y), o.tanh(x)), o.div(x, o.add(o.mul(y, y), one)))]),
+        lambda x, y, one: torch.nn.functional.silu(x) * y + torch.tanh(x) - x / (y * y + one), torch.bfloat16),
+    "x*y+z, sigmoid(z) (2 outputs) bf16": (
+        lambda: _def(3, DataType.BFloat16, lambda o, x, y, z: [o.add(o.mul(x, y), z), o.sigmoid(z)]),
+        lambda x, y, z: (x * y + z, torch.sigmoid(z)), torch.bfloat16),
+}
+
+
+def median_ms(fn, warmup=5, iters=30):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def build():
+    for name, (make, _, dtype) in FUSIONS.items():
+        fd = make()
+        fd.compile([torch.empty(SHAPE, dtype=dtype, device="meta") for _ in fd.inputs])
+        print("built", name)
+
+
+def bench(json_path):
+    results = {"device": torch.cuda.get_device_name(), "elements": N, "shape": SHAPE, "rows": []}
+    src = torch.randn(2 * N, device="cuda")             # 512 MiB f32 copy
+    dst = torch.empty_like(src)
+    copy_ms = median_ms(lambda: dst.copy_(src))
+    copy_bw = 2 * src.numel() * 4 / copy_ms / 1e9
+    results["copy_TBps"] = copy_bw
+    del src, dst
+    for name, (make, eager, dtype) in FUSIONS.items():
+        fd = make()
+        inputs = [torch.randn(SHAPE, device="cuda").to(dtype) for _ in fd.inputs]
+        compiled = fd.compile(inputs)
+        outs = [torch.empty(SHAPE, device="cuda", dtype=dtype) for _ in fd.outputs]
+        nbytes = sum(t.numel() * t.element_size() for t in inputs + outs)
+        row = {"fusion": name, "bytes": nbytes}
+        row["fuser_mlir_ms"] = median_ms(lambda: compiled.run(inputs, outs))
+        row["eager_ms"] = median_ms(lambda: eager(*inputs))
+        try:
+            compiled_torch = torch.compile(eager)
+            row["torch_compile_ms"] = median_ms(lambda: compiled_torch(*inputs))
+        except Exception as exc:       # report, don't hide: the table says why it is missing
+            row["torch_compile_ms"] = None
+            row["torch_compile_error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+        for key in ("fuser_mlir", "eager", "torch_compile"):
+            ms = row[f"{key}_ms"]
+            row[f"{key}_TBps"] = nbytes / ms / 1e9 if ms else None
+        results["rows"].append(row)
+        del inputs, outs
+        torch.cuda.empty_cache()
+    print(f"device: {results['device']}; tensors of {N} elements; copy ceiling {copy_bw:.2f} TB/s")
+    print(f"{'fusion':38s} {'fuser_mlir':>12s} {'% copy':>7s} {'eager':>8s} {'compile':>8s} {'vs eager':>8s} {'vs compile':>10s}")
+    for r in results["rows"]:
+        tc = r["torch_compile_TBps"]
+        vs_compile = "n/a" if tc is None else f"{r['torch_compile_ms'] / r['fuser_mlir_ms']:.2f}x"
+        print(f"{r['fusion']:38s} {r['fuser_mlir_TBps']:9.2f} TB/s {100 * r['fuser_mlir_TBps'] / copy_bw:6.1f}% "
+              f"{r['eager_TBps']:8.2f} {tc if tc is None else round(tc, 2)!s:>8s} "
+              f"{r['eager_ms'] / r['fuser_mlir_ms']:7.2f}x "
+              f"{vs_compile:>10s}")
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--build", action="store_true", help="only compile the kernels (no GPU needed)")
+    p.add_argument("--json", help="write the results here")
+    args = p.parse_args()
+    build() if args.build else bench(args.json)
+
+
+if __name__ == "__main__":
+    main()
