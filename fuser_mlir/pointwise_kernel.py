@@ -5,8 +5,8 @@ Shape of the kernel (one CTA per SM slot, persistent over tiles t = blockIdx.x +
     init full[s] (one elected thread), fence.mbarrier_init, barrier
     elected: TMA-load the first `stages` tiles, each stage completing on full[s]
     for each round r, for each stage s (unrolled, so every smem buffer is static):
-        wait full[s] (parity r & 1); compute in f32: input[s] -> output[i % 2]
-        elected: TMA-store output[i % 2], refill input[s] with tile i + stages
+        wait full[s] (parity r & 1); compute in f32: input[s] -> output[s]
+        elected: TMA-store output[s], refill input[s] with tile i + stages
 
 Synchronization is placed by `_place_syncs` and nowhere else: until the sync passes derive it
 (issue: sync analysis passes), this is the one piece to delete.
@@ -200,12 +200,11 @@ class _KernelBuilder:
                 i = arith.addi(arith.muli(r, _index(s.stages)), _index(stage))
                 with _if(arith.cmpi(arith.CmpIPredicate.ult, i, my_tiles)):
                     tile = arith.addi(block, arith.muli(i, grid))
-                    buffer = stage % 2
                     nvasync.MbarrierTryWaitParityOp(self.full, _index(stage), parity)
-                    self.compute(stage, buffer, tid)
+                    self.compute(stage, stage, tid)
                     self.syncs.before_store()
                     with _if(self.syncs.elected()):
-                        self.issue_stores(buffer, tile)
+                        self.issue_stores(stage, tile)
                         self.syncs.after_store()
                         next_i = arith.addi(i, _index(s.stages))
                         with _if(arith.cmpi(arith.CmpIPredicate.ult, next_i, my_tiles)):
@@ -221,8 +220,8 @@ class _Syncs:
     * generic smem writes of the outputs -> fence.proxy.async.shared::cta in every writer ->
       __syncthreads -> elected TMA store (the barrier also ends all reads of input[s] before the
       elected thread refills it by TMA);
-    * before that barrier the issuer waits `bulk_wait.read 0`: the store issued one tile earlier
-      has read its buffer, which threads rewrite right after the barrier (two output buffers);
+    * before that barrier the issuer waits `bulk_wait.read stages-2`: the store issued stages-1
+      tiles earlier has read output[next stage], which threads rewrite right after the barrier;
     * stores are committed once per tile; at exit `bulk_wait.read 0` keeps smem alive for them.
     """
 
@@ -243,7 +242,7 @@ class _Syncs:
     def before_store(self):
         nvasync.FenceProxyAsyncOp(space="shared::cta")
         with _if(self.elected()):
-            nvasync.BulkWaitOp(pending=0, read=True)
+            nvasync.BulkWaitOp(pending=self.k.s.stages - 2, read=True)
         nvasync.SyncThreadsOp()
 
     def after_store(self):

@@ -36,11 +36,14 @@ def check(result, what: str):
     return values[0] if len(values) == 1 else values
 
 
+_hopper_devices: set[int] = set()
+
+
 def require_hopper(tensors, names) -> int:
     """The CUDA device all `tensors` live on, after checking it is a Hopper GPU."""
     import torch
 
-    if not torch.cuda.is_available():
+    if not _hopper_devices and not torch.cuda.is_available():
         raise FusionError("no CUDA GPU is available: fd.execute needs an NVIDIA Hopper GPU "
                           "(fd.compile works without one)")
     devices = set()
@@ -51,10 +54,12 @@ def require_hopper(tensors, names) -> int:
     if len(devices) > 1:
         raise FusionError(f"tensors are on several devices {sorted(devices)}")
     device = devices.pop()
-    major, minor = torch.cuda.get_device_capability(device)
-    if (major, minor) != (9, 0):
-        raise FusionError(f"{torch.cuda.get_device_name(device)} is sm_{major}{minor}; fuser_mlir "
-                          "kernels need a Hopper GPU (sm_90a)")
+    if device not in _hopper_devices:
+        major, minor = torch.cuda.get_device_capability(device)
+        if (major, minor) != (9, 0):
+            raise FusionError(f"{torch.cuda.get_device_name(device)} is sm_{major}{minor}; fuser_mlir "
+                              "kernels need a Hopper GPU (sm_90a)")
+        _hopper_devices.add(device)
     return device
 
 

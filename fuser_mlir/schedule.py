@@ -4,8 +4,9 @@ Every tensor of a pointwise kernel is seen through one 2-D view [rows, cols] of 
 the natural [prod(shape[:-1]), shape[-1]] when its rows are 16-byte multiples for every dtype
 (TMA's stride rule), otherwise the flat 1-D view [N].  A tile is `boxes` TMA boxes of
 [box_rows, box_cols] elements (box_cols <= 256, TMA's limit); tails fall out of bounds, where TMA
-loads zero-fill and stores write nothing.  `stages` input buffers form the load pipeline and two
-output buffers alternate so the store of one tile overlaps the compute of the next.
+loads zero-fill and stores write nothing.  `stages` input buffers form the load pipeline; each
+stage has its own output buffer, so up to `stages - 1` TMA stores stay in flight while later
+tiles are computed.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .api import DataType, FusionDefinition, FusionError
 
 SMEM_LIMIT = 227 * 1024          # H100 per-block opt-in maximum
 DATA_START = 1024                # mbarriers live below; data buffers start 1024-B aligned
-THREADS = 256
+THREADS = 512
 VECTOR = 8                       # elements per thread per step (16 B of bf16)
 TILE_CHOICES = ((8192, 4), (4096, 4), (8192, 2), (2048, 4), (4096, 2), (2048, 2), (1024, 2))
 
@@ -49,10 +50,10 @@ class PointwiseSchedule:
         return self.tile_elems * DataType(dtype).itemsize
 
     def layout(self):
-        """Byte offsets: (input[stage][j], output[buffer][j], total bytes).  Buffers 1024-aligned."""
+        """Byte offsets: (input[stage][j], output[stage][j], total bytes).  Buffers 1024-aligned."""
         offset = DATA_START
         inputs = [[0] * len(self.in_dtypes) for _ in range(self.stages)]
-        outputs = [[0] * len(self.out_dtypes) for _ in range(2)]
+        outputs = [[0] * len(self.out_dtypes) for _ in range(self.stages)]
         for table, dtypes in ((inputs, self.in_dtypes), (outputs, self.out_dtypes)):
             for row in table:
                 for j, dtype in enumerate(dtypes):

@@ -46,18 +46,22 @@ FUSIONS = {
 }
 
 
-def median_ms(fn, warmup=5, iters=30):
+def median_ms(fn, warmup=5, samples=15, repeat=8):
+    """Median over samples of the mean time of `repeat` back-to-back calls: host work for the next
+    launch overlaps the running kernel, as in a real program (one call alone would also time the
+    host's preparation while the GPU idles)."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
     times = []
-    for _ in range(iters):
+    for _ in range(samples):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        for _ in range(repeat):
+            fn()
         end.record()
         end.synchronize()
-        times.append(start.elapsed_time(end))
+        times.append(start.elapsed_time(end) / repeat)
     return statistics.median(times)
 
 
