@@ -144,6 +144,12 @@ def verify_op(op) -> list[str]:
     return check(op.opview) if check else []
 
 
+def _ir():
+    from mlir import ir
+
+    return ir
+
+
 def _is_workgroup_memref(ty) -> bool:
     from mlir import ir
 
@@ -248,8 +254,8 @@ def _check_fence(view):
 
 def _check_named_barrier(view):
     errors = []
-    if not 0 <= view.id <= 15:
-        errors.append(f"barrier id must be in [0, 15], got {view.id}")
+    if not 1 <= view.id <= 15:      # barrier 0 belongs to sync_threads (__syncthreads)
+        errors.append(f"barrier id must be in [1, 15], got {view.id}")
     if view.threads <= 0 or view.threads % 32 or view.threads > 1024:
         errors.append(f"thread count must be a positive multiple of 32 up to 1024, got {view.threads}")
     return errors
@@ -303,8 +309,9 @@ def _check_warp_role(view):
             blocks[0].operations[len(blocks[0].operations) - 1].name != "gpu.yield":
         errors.append("the body must be one block ending with gpu.yield")
     else:
-        uses_warpgroup_ops = any(
-            (semantics(o.name) or Semantics()).executed_by == "warpgroup" for o in blocks[0].operations)
+        nested = []
+        view.operation.walk(lambda o: nested.append(o.name) or _ir().WalkResult.ADVANCE)
+        uses_warpgroup_ops = any((semantics(name) or Semantics()).executed_by == "warpgroup" for name in nested)
         if uses_warpgroup_ops and (view.first_warp % 4 or view.num_warps % 4):
             errors.append("a role that runs warpgroup ops (wgmma, setmaxnreg) must cover whole "
                           f"warpgroups, got warps [{view.first_warp}, {view.first_warp + view.num_warps})")

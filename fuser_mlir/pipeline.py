@@ -88,6 +88,7 @@ class PassPipeline:
                 upstream.append(element)
         flush()
         if print_ir_after_all:
+            ctx.enable_multithreading(False)      # LLVM aborts otherwise
             pm.enable_ir_printing(print_after_all=True, print_module_scope=True)
         return pm
 
@@ -140,7 +141,7 @@ def _check_fully_lowered(module) -> None:
 
     for gpu_module in _gpu_modules(module):
         for op in gpu_module.regions[0].blocks[0].operations:
-            op.operation.walk(visit)
+            op.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
     if leftovers:
         raise CompileError([Diagnostic("error", f"'{op.name}' could not be lowered to NVVM/LLVM "
                                                  "(unsupported in kernels)", *file_location(op.location))

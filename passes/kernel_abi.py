@@ -1,4 +1,4 @@
-"""fuser-kernel-abi: give lowered kernels the project's ABI (see DESIGN.md, "Kernel ABI").
+"""fuser-kernel-abi: give lowered kernels the ABI the runtime launches (tensor maps by value, smem).
 
 Rule
   * every argument listed in `fuser.tensormap_args` is a TMA descriptor passed by value:

@@ -39,10 +39,24 @@ def run(module_op, pass_) -> None:
             _lower_function(func)
         except LoweringError as e:
             errors.append(e)
+    _outside_kernels(module_op, errors)
     for e in errors:
         e.location.emit_error(str(e))
     if errors:
         pass_.signal_pass_failure()
+
+
+def _outside_kernels(module_op, errors) -> None:
+    """nvasync ops outside every gpu.func cannot run on a GPU: report them."""
+    def visit(op):
+        if op.name == "gpu.func":
+            return ir.WalkResult.SKIP
+        if op.name.startswith("nvasync."):
+            errors.append(LoweringError(op, f"'{op.name}' must be inside a gpu.func"))
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit, ir.WalkOrder.PRE_ORDER)
 
 
 def _gpu_funcs(module_op):
@@ -128,7 +142,8 @@ class _FunctionLowering:
         return llvm.inttoptr(ir.Type.parse("!llvm.ptr<3>"), address)
 
     def descriptor(self, op, value):
-        if not isinstance(value, ir.BlockArgument) or value.owner != self.entry:
+        is_kernel = "gpu.kernel" in self.func.attributes
+        if not is_kernel or not isinstance(value, ir.BlockArgument) or value.owner != self.entry:
             raise LoweringError(op, "a TMA descriptor must be a kernel argument: tensor maps are "
                                     "passed by value as __grid_constant__ parameters")
         self.tensormap_args.add(value.arg_number)

@@ -18,11 +18,17 @@ from dataclasses import dataclass
 
 from fuser_mlir.diagnostics import CompileError, Diagnostic, error, from_mlir, from_mlir_error
 
-SPLIT_MARKER = re.compile(r"^// -----\s*$", re.M)
+SPLIT_MARKER = re.compile(r"^// -----[ \t]*$", re.M)
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):          # mlir-opt's convention: bad usage exits 1, not 2
+        self.print_usage(sys.stderr)
+        self.exit(1, f"fuser-opt: error: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="fuser-opt", description=__doc__.split("\n")[0],
+    p = _ArgumentParser(prog="fuser-opt", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' or none: stdin)")
     p.add_argument("-o", dest="output", default="-", help="output file (default: stdout)")
@@ -94,12 +100,13 @@ def run(argv=None, stdout=None, stderr=None) -> int:
     if args.list_passes:
         stdout.write(list_passes())
         return 0
-    if args.dump_irdl:
-        from fuser_mlir.dialects import irdl_source
-
-        return _write(args.output, irdl_source(), stdout)
     filename = "<stdin>" if args.input == "-" else args.input
     try:
+        if args.dump_irdl:
+            from fuser_mlir.dialects import irdl_source
+
+            _write(args.output, irdl_source(), stdout)
+            return 0
         source = _read(args.input)
         options = _options(args)
     except CompileError as exc:
@@ -131,7 +138,11 @@ def run(argv=None, stdout=None, stderr=None) -> int:
                 stderr.write(d.format(filename) + "\n")
             failed |= any(d.severity == "error" for d in produced)
     text = "// -----\n".join(o for o in outputs if o is not None)
-    _write(args.output, text, stdout)
+    try:
+        _write(args.output, text, stdout)
+    except CompileError as exc:
+        stderr.write(exc.format() + "\n")
+        return 1
     return 1 if failed else 0
 
 
@@ -153,13 +164,15 @@ def _read(path: str) -> bytes:
         raise error(f"cannot read input: {exc.strerror}", path) from None
 
 
-def _write(path: str, text: str, stdout) -> int:
+def _write(path: str, text: str, stdout) -> None:
     if path == "-":
         stdout.write(text)
-    else:
+        return
+    try:
         with open(path, "w") as f:
             f.write(text)
-    return 0
+    except OSError as exc:
+        raise error(f"cannot write output: {exc.strerror}", path) from None
 
 
 def _split(source: bytes) -> list[bytes]:
@@ -202,7 +215,7 @@ def verify_diagnostics(source: bytes, produced: list[Diagnostic]) -> list[Diagno
     flat = []
     for d in produced:
         flat.append(d)
-        flat.extend(d.notes)
+        flat.extend(n for n in d.notes if not n.message.startswith("see current operation"))
     expected = expected_diagnostics(source)
     unmatched = list(expected)
     problems = []

@@ -1,0 +1,11 @@
+// --list-passes lists the project's passes (usable with -p and in --pass-pipeline), each with the
+// one-line summary from its module docstring, and exits 0 without reading any input.
+// RUN: fuser-opt --list-passes | FileCheck %s
+// RUN: fuser-opt --list-passes %s | FileCheck %s
+
+// CHECK: Project passes (usable with -p and inside --pass-pipeline):
+// CHECK-NEXT: fuser-verify-dialects {{ *}}the checks of the fusion and nvasync ops that IRDL cannot state.
+// CHECK-NEXT: fuser-lower-nvasync {{ *}}rewrite every nvasync op into NVVM
+// CHECK-NEXT: fuser-kernel-abi {{ *}}give lowered kernels the ABI the runtime launches
+// CHECK-NEXT: Any upstream MLIR pass or pipeline (e.g. canonicalize, cse, gpu.module(convert-gpu-to-nvvm)) may be mixed in.
+// CHECK-NOT: module

@@ -1,0 +1,500 @@
+// Every value check of the nvasync dialect (dialects/nvasync.py `_CHECKS`, run by
+// fuser-verify-dialects right after parsing) is reported at the offending op with its message.
+// RUN: fuser-opt %s --split-input-file --verify-diagnostics
+
+!smem = memref<64x64xbf16, #gpu.address_space<workgroup>>
+!bars = memref<2xi64, #gpu.address_space<workgroup>>
+
+// --- smem_buffer ---------------------------------------------------------------------------------
+func.func @smem_offset_not_16() {
+  // expected-error @below {{'nvasync.smem_buffer' op offset must be a non-negative multiple of 16 bytes, got 8}}
+  %b = "nvasync.smem_buffer"() {offset = 8 : i64} : () -> !smem
+  return
+}
+
+// -----
+func.func @smem_offset_negative() {
+  // expected-error @below {{offset must be a non-negative multiple of 16 bytes, got -16}}
+  %b = "nvasync.smem_buffer"() {offset = -16 : i64} : () -> memref<4xf32, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+func.func @smem_global_space() {
+  // expected-error @below {{result must be a memref in #gpu.address_space<workgroup>, got memref<4xf32>}}
+  %b = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<4xf32>
+  return
+}
+
+// -----
+func.func @smem_private_space() {
+  // expected-error @below {{result must be a memref in #gpu.address_space<workgroup>, got memref<4xf32, #gpu.address_space<private>>}}
+  %b = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<4xf32, #gpu.address_space<private>>
+  return
+}
+
+// -----
+func.func @smem_dynamic_shape() {
+  // expected-error @below {{smem buffers need a static shape, got memref<?xf32, #gpu.address_space<workgroup>>}}
+  %b = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<?xf32, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+func.func @smem_strided_layout() {
+  // expected-error @below {{smem buffers need the identity layout, got strided<[1, 64]>}}
+  %b = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x64xf32, strided<[1, 64]>, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+// The numeric memory space 3 is accepted as workgroup memory.
+func.func @smem_numeric_space_ok() {
+  %b = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<4xf32, 3>
+  return
+}
+
+// --- TMA -----------------------------------------------------------------------------------------
+// -----
+!smem = memref<64x64xbf16, #gpu.address_space<workgroup>>
+!bars = memref<2xi64, #gpu.address_space<workgroup>>
+func.func @tma_no_coords(%d: !llvm.ptr) {
+  %b = "nvasync.smem_buffer"() {offset = 1024 : i64} : () -> !smem
+  // expected-error @below {{'nvasync.tma_store' op TMA takes 1 to 5 coordinates, got 0}}
+  "nvasync.tma_store"(%d, %b) : (!llvm.ptr, !smem) -> ()
+  return
+}
+
+// -----
+func.func @tma_six_coords(%d: !llvm.ptr, %i: i32) {
+  %b = "nvasync.smem_buffer"() {offset = 1024 : i64} : () -> memref<1x1x1x1x1x16xf32, #gpu.address_space<workgroup>>
+  // expected-error @below {{TMA takes 1 to 5 coordinates, got 6}}
+  "nvasync.tma_store"(%d, %b, %i, %i, %i, %i, %i, %i) : (!llvm.ptr, memref<1x1x1x1x1x16xf32, #gpu.address_space<workgroup>>, i32, i32, i32, i32, i32, i32) -> ()
+  return
+}
+
+// -----
+!smem = memref<64x64xbf16, #gpu.address_space<workgroup>>
+!bars = memref<2xi64, #gpu.address_space<workgroup>>
+func.func @tma_rank_mismatch(%d: !llvm.ptr, %i: i32) {
+  %b = "nvasync.smem_buffer"() {offset = 1024 : i64} : () -> !smem
+  %bars = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> !bars
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'nvasync.tma_load' op the smem box has rank 2 but 1 coordinate(s) were given}}
+  "nvasync.tma_load"(%d, %b, %bars, %c0, %i) : (!llvm.ptr, !smem, !bars, index, i32) -> ()
+  return
+}
+
+// -----
+func.func @tma_element_type(%d: !llvm.ptr, %i: i32) {
+  %b = "nvasync.smem_buffer"() {offset = 1024 : i64} : () -> memref<64xf8E4M3FN, #gpu.address_space<workgroup>>
+  // expected-error @below {{TMA does not move element type f8E4M3FN}}
+  "nvasync.tma_store"(%d, %b, %i) : (!llvm.ptr, memref<64xf8E4M3FN, #gpu.address_space<workgroup>>, i32) -> ()
+  return
+}
+
+// -----
+func.func @tma_box_too_large(%d: !llvm.ptr, %i: i32) {
+  %b = "nvasync.smem_buffer"() {offset = 1024 : i64} : () -> memref<8x512xf16, #gpu.address_space<workgroup>>
+  // expected-error @below {{TMA box dimensions must be at most 256 elements, got [8, 512]}}
+  "nvasync.tma_store"(%d, %b, %i, %i) : (!llvm.ptr, memref<8x512xf16, #gpu.address_space<workgroup>>, i32, i32) -> ()
+  return
+}
+
+// -----
+func.func @tma_box_256_ok(%d: !llvm.ptr, %i: i32) {
+  %b = "nvasync.smem_buffer"() {offset = 1024 : i64} : () -> memref<256xf16, #gpu.address_space<workgroup>>
+  "nvasync.tma_store"(%d, %b, %i) : (!llvm.ptr, memref<256xf16, #gpu.address_space<workgroup>>, i32) -> ()
+  return
+}
+
+// -----
+func.func @tma_misaligned(%d: !llvm.ptr, %i: i32) {
+  %b = "nvasync.smem_buffer"() {offset = 64 : i64} : () -> memref<64xf32, #gpu.address_space<workgroup>>
+  // expected-error @below {{'nvasync.tma_reduce' op TMA smem buffers must be 128-byte aligned, buffer offset is 64}}
+  "nvasync.tma_reduce"(%d, %b, %i) {kind = "add"} : (!llvm.ptr, memref<64xf32, #gpu.address_space<workgroup>>, i32) -> ()
+  return
+}
+
+// -----
+func.func @tma_global_box(%d: !llvm.ptr, %i: i32, %g: memref<64xf32>) {
+  // expected-error @below {{'src' (TMA box) must be a shared-memory memref (memory space #gpu.address_space<workgroup>), got memref<64xf32>}}
+  "nvasync.tma_store"(%d, %g, %i) : (!llvm.ptr, memref<64xf32>, i32) -> ()
+  return
+}
+
+// -----
+func.func @tma_dynamic_box(%d: !llvm.ptr, %i: i32, %s: memref<?xf32, #gpu.address_space<workgroup>>) {
+  // expected-error @below {{'src' (TMA box) must have a static shape, got memref<?xf32, #gpu.address_space<workgroup>>}}
+  "nvasync.tma_store"(%d, %s, %i) : (!llvm.ptr, memref<?xf32, #gpu.address_space<workgroup>>, i32) -> ()
+  return
+}
+
+// -----
+func.func @tma_load_global_dst(%d: !llvm.ptr, %i: i32, %g: memref<64xf32>) {
+  %bars = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<2xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'dst' (TMA box) must be a shared-memory memref}}
+  "nvasync.tma_load"(%d, %g, %bars, %c0, %i) : (!llvm.ptr, memref<64xf32>, memref<2xi64, #gpu.address_space<workgroup>>, index, i32) -> ()
+  return
+}
+
+// -----
+func.func @tma_load_bad_barrier(%d: !llvm.ptr, %i: i32) {
+  %b = "nvasync.smem_buffer"() {offset = 1024 : i64} : () -> memref<64xf32, #gpu.address_space<workgroup>>
+  %bars = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<2xi32, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'barriers' must be a 1-D memref of i64 mbarriers, got memref<2xi32, #gpu.address_space<workgroup>>}}
+  "nvasync.tma_load"(%d, %b, %bars, %c0, %i) : (!llvm.ptr, memref<64xf32, #gpu.address_space<workgroup>>, memref<2xi32, #gpu.address_space<workgroup>>, index, i32) -> ()
+  return
+}
+
+// -----
+func.func @tma_reduce_kind(%d: !llvm.ptr, %i: i32) {
+  %b = "nvasync.smem_buffer"() {offset = 1024 : i64} : () -> memref<64xf32, #gpu.address_space<workgroup>>
+  // expected-error @below {{'nvasync.tma_reduce' op kind must be one of add, min, max, got 'mul'}}
+  "nvasync.tma_reduce"(%d, %b, %i) {kind = "mul"} : (!llvm.ptr, memref<64xf32, #gpu.address_space<workgroup>>, i32) -> ()
+  return
+}
+
+// --- bulk groups ---------------------------------------------------------------------------------
+// -----
+func.func @bulk_wait_pending_too_large() {
+  // expected-error @below {{'nvasync.bulk_wait' op pending must be in [0, 63], got 64}}
+  "nvasync.bulk_wait"() {pending = 64 : i32, read = false} : () -> ()
+  return
+}
+
+// -----
+func.func @bulk_wait_pending_negative() {
+  // expected-error @below {{pending must be in [0, 63], got -1}}
+  "nvasync.bulk_wait"() {pending = -1 : i32, read = true} : () -> ()
+  return
+}
+
+// --- mbarriers -----------------------------------------------------------------------------------
+// -----
+func.func @mbarrier_init_count_zero() {
+  %bars = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<2xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'nvasync.mbarrier_init' op arrival count must be in [1, 2^20), got 0}}
+  "nvasync.mbarrier_init"(%bars, %c0) {count = 0 : i32} : (memref<2xi64, #gpu.address_space<workgroup>>, index) -> ()
+  // expected-error @below {{arrival count must be in [1, 2^20), got 1048576}}
+  "nvasync.mbarrier_init"(%bars, %c0) {count = 1048576 : i32} : (memref<2xi64, #gpu.address_space<workgroup>>, index) -> ()
+  return
+}
+
+// -----
+func.func @mbarrier_element_type() {
+  %bars = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<2xi32, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'nvasync.mbarrier_arrive' op 'barriers' must be a 1-D memref of i64 mbarriers, got memref<2xi32, #gpu.address_space<workgroup>>}}
+  "nvasync.mbarrier_arrive"(%bars, %c0) : (memref<2xi32, #gpu.address_space<workgroup>>, index) -> ()
+  return
+}
+
+// -----
+func.func @mbarrier_rank_2() {
+  %bars = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<2x2xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %p = arith.constant 0 : i32
+  // expected-error @below {{'nvasync.mbarrier_try_wait_parity' op 'barriers' must be a 1-D memref of i64 mbarriers, got memref<2x2xi64, #gpu.address_space<workgroup>>}}
+  "nvasync.mbarrier_try_wait_parity"(%bars, %c0, %p) : (memref<2x2xi64, #gpu.address_space<workgroup>>, index, i32) -> ()
+  return
+}
+
+// -----
+func.func @mbarrier_global(%bars: memref<2xi64>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'nvasync.mbarrier_inval' op 'barriers' (mbarrier array) must be a shared-memory memref (memory space #gpu.address_space<workgroup>), got memref<2xi64>}}
+  "nvasync.mbarrier_inval"(%bars, %c0) : (memref<2xi64>, index) -> ()
+  return
+}
+
+// -----
+func.func @expect_tx_bytes() {
+  %bars = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<2xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'nvasync.mbarrier_arrive_expect_tx' op expected transaction bytes must be in [1, 2^20), got 0}}
+  "nvasync.mbarrier_arrive_expect_tx"(%bars, %c0) {bytes = 0 : i32} : (memref<2xi64, #gpu.address_space<workgroup>>, index) -> ()
+  // expected-error @below {{expected transaction bytes must be in [1, 2^20), got 1048576}}
+  "nvasync.mbarrier_arrive_expect_tx"(%bars, %c0) {bytes = 1048576 : i32} : (memref<2xi64, #gpu.address_space<workgroup>>, index) -> ()
+  return
+}
+
+// -----
+func.func @expect_tx_element_type() {
+  %bars = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<2xf64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'barriers' must be a 1-D memref of i64 mbarriers, got memref<2xf64, #gpu.address_space<workgroup>>}}
+  "nvasync.mbarrier_arrive_expect_tx"(%bars, %c0) {bytes = 16 : i32} : (memref<2xf64, #gpu.address_space<workgroup>>, index) -> ()
+  return
+}
+
+// --- fences and barriers -------------------------------------------------------------------------
+// -----
+func.func @fence_space() {
+  // expected-error @below {{'nvasync.fence_proxy_async' op space must be one of shared::cta, shared::cluster, global, all, got 'shared'}}
+  "nvasync.fence_proxy_async"() {space = "shared"} : () -> ()
+  return
+}
+
+// -----
+func.func @named_barrier_id() {
+  // expected-error @below {{'nvasync.named_barrier' op barrier id must be in [1, 15], got 16}}
+  "nvasync.named_barrier"() {id = 16 : i32, threads = 128 : i32} : () -> ()
+  // expected-error @below {{barrier id must be in [1, 15], got -1}}
+  "nvasync.named_barrier"() {id = -1 : i32, threads = 128 : i32} : () -> ()
+  return
+}
+
+// -----
+func.func @named_barrier_threads() {
+  // expected-error @below {{'nvasync.named_barrier' op thread count must be a positive multiple of 32 up to 1024, got 100}}
+  "nvasync.named_barrier"() {id = 1 : i32, threads = 100 : i32} : () -> ()
+  // expected-error @below {{thread count must be a positive multiple of 32 up to 1024, got 0}}
+  "nvasync.named_barrier"() {id = 1 : i32, threads = 0 : i32} : () -> ()
+  // expected-error @below {{thread count must be a positive multiple of 32 up to 1024, got 1056}}
+  "nvasync.named_barrier"() {id = 1 : i32, threads = 1056 : i32} : () -> ()
+  return
+}
+
+// -----
+// Both checks of one op are reported, each as its own error at the op.
+func.func @named_barrier_both() {
+  // expected-error @below {{barrier id must be in [1, 15], got 20}}
+  // expected-error @below {{thread count must be a positive multiple of 32 up to 1024, got 33}}
+  "nvasync.named_barrier"() {id = 20 : i32, threads = 33 : i32} : () -> ()
+  return
+}
+
+// --- wgmma ---------------------------------------------------------------------------------------
+// -----
+!a = memref<64x16xbf16, #gpu.address_space<workgroup>>
+!b = memref<64x16xbf16, #gpu.address_space<workgroup>>
+func.func @wgmma_swizzle(%acc: vector<32xf32>) {
+  %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> !a
+  %b = "nvasync.smem_buffer"() {offset = 2048 : i64} : () -> !b
+  // expected-error @below {{'nvasync.wgmma' op swizzle must be one of (32, 64, 128) bytes, got 16}}
+  %r = "nvasync.wgmma"(%a, %b, %acc) {swizzle = 16 : i32, accumulate = true} : (!a, !b, vector<32xf32>) -> vector<32xf32>
+  return
+}
+
+// -----
+func.func @wgmma_mixed_types(%acc: vector<32xf32>) {
+  %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
+  %b = "nvasync.smem_buffer"() {offset = 2048 : i64} : () -> memref<64x16xf16, #gpu.address_space<workgroup>>
+  // expected-error @below {{A and B must both be bf16 or both f16, got bf16 and f16}}
+  %r = "nvasync.wgmma"(%a, %b, %acc) {swizzle = 128 : i32, accumulate = true} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<64x16xf16, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
+  return
+}
+
+// -----
+func.func @wgmma_f32_inputs(%acc: vector<32xf32>) {
+  %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x16xf32, #gpu.address_space<workgroup>>
+  %b = "nvasync.smem_buffer"() {offset = 4096 : i64} : () -> memref<64x16xf32, #gpu.address_space<workgroup>>
+  // expected-error @below {{A and B must both be bf16 or both f16, got f32 and f32}}
+  %r = "nvasync.wgmma"(%a, %b, %acc) {swizzle = 128 : i32, accumulate = true} : (memref<64x16xf32, #gpu.address_space<workgroup>>, memref<64x16xf32, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
+  return
+}
+
+// -----
+func.func @wgmma_a_shape(%acc: vector<32xf32>) {
+  %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x32xbf16, #gpu.address_space<workgroup>>
+  %b = "nvasync.smem_buffer"() {offset = 4096 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
+  // expected-error @below {{A must be a 64x16 tile, got [64, 32]}}
+  %r = "nvasync.wgmma"(%a, %b, %acc) {swizzle = 128 : i32, accumulate = true} : (memref<64x32xbf16, #gpu.address_space<workgroup>>, memref<64x16xbf16, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
+  return
+}
+
+// -----
+func.func @wgmma_b_n_not_multiple_of_8(%acc: vector<6xf32>) {
+  %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
+  %b = "nvasync.smem_buffer"() {offset = 2048 : i64} : () -> memref<12x16xbf16, #gpu.address_space<workgroup>>
+  // expected-error @below {{B must be an Nx16 tile with N a multiple of 8 in [8, 256], got [12, 16]}}
+  %r = "nvasync.wgmma"(%a, %b, %acc) {swizzle = 128 : i32, accumulate = true} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<12x16xbf16, #gpu.address_space<workgroup>>, vector<6xf32>) -> vector<6xf32>
+  return
+}
+
+// -----
+func.func @wgmma_b_n_too_large(%acc: vector<132xf32>) {
+  %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
+  %b = "nvasync.smem_buffer"() {offset = 2048 : i64} : () -> memref<264x16xbf16, #gpu.address_space<workgroup>>
+  // expected-error @below {{B must be an Nx16 tile with N a multiple of 8 in [8, 256], got [264, 16]}}
+  %r = "nvasync.wgmma"(%a, %b, %acc) {swizzle = 128 : i32, accumulate = true} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<264x16xbf16, #gpu.address_space<workgroup>>, vector<132xf32>) -> vector<132xf32>
+  return
+}
+
+// -----
+func.func @wgmma_b_k(%acc: vector<32xf32>) {
+  %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
+  %b = "nvasync.smem_buffer"() {offset = 2048 : i64} : () -> memref<64x32xbf16, #gpu.address_space<workgroup>>
+  // expected-error @below {{B must be an Nx16 tile with N a multiple of 8 in [8, 256], got [64, 32]}}
+  %r = "nvasync.wgmma"(%a, %b, %acc) {swizzle = 128 : i32, accumulate = true} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<64x32xbf16, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
+  return
+}
+
+// -----
+func.func @wgmma_accumulator_size(%acc: vector<16xf32>) {
+  %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
+  %b = "nvasync.smem_buffer"() {offset = 2048 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
+  // expected-error @below {{the accumulator must be vector<32xf32> for N = 64, got vector<16xf32>}}
+  %r = "nvasync.wgmma"(%a, %b, %acc) {swizzle = 128 : i32, accumulate = true} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<64x16xbf16, #gpu.address_space<workgroup>>, vector<16xf32>) -> vector<16xf32>
+  return
+}
+
+// -----
+func.func @wgmma_accumulator_type(%acc: vector<32xf16>) {
+  %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x16xf16, #gpu.address_space<workgroup>>
+  %b = "nvasync.smem_buffer"() {offset = 2048 : i64} : () -> memref<64x16xf16, #gpu.address_space<workgroup>>
+  // expected-error @below {{the accumulator must be vector<32xf32> for N = 64, got vector<32xf16>}}
+  %r = "nvasync.wgmma"(%a, %b, %acc) {swizzle = 128 : i32, accumulate = true} : (memref<64x16xf16, #gpu.address_space<workgroup>>, memref<64x16xf16, #gpu.address_space<workgroup>>, vector<32xf16>) -> vector<32xf16>
+  return
+}
+
+// -----
+func.func @wgmma_alignment(%acc: vector<32xf32>) {
+  %a = "nvasync.smem_buffer"() {offset = 512 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
+  %b = "nvasync.smem_buffer"() {offset = 2560 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
+  // expected-error @below {{128-byte swizzled wgmma operand 'a' must be 1024-byte aligned, buffer offset is 512}}
+  // expected-error @below {{128-byte swizzled wgmma operand 'b' must be 1024-byte aligned, buffer offset is 2560}}
+  %r = "nvasync.wgmma"(%a, %b, %acc) {swizzle = 128 : i32, accumulate = true} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<64x16xbf16, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
+  return
+}
+
+// -----
+// The 1024-byte rule is for 128-byte swizzle only: a 64-byte swizzle at offset 512 is accepted.
+func.func @wgmma_alignment_swizzle64_ok(%acc: vector<32xf32>) {
+  %a = "nvasync.smem_buffer"() {offset = 512 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
+  %b = "nvasync.smem_buffer"() {offset = 2560 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
+  %r = "nvasync.wgmma"(%a, %b, %acc) {swizzle = 64 : i32, accumulate = true} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<64x16xbf16, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
+  return
+}
+
+// -----
+func.func @wgmma_global_operand(%acc: vector<32xf32>, %a: memref<64x16xbf16>) {
+  %b = "nvasync.smem_buffer"() {offset = 2048 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
+  // expected-error @below {{'a' (wgmma A operand) must be a shared-memory memref (memory space #gpu.address_space<workgroup>), got memref<64x16xbf16>}}
+  %r = "nvasync.wgmma"(%a, %b, %acc) {swizzle = 128 : i32, accumulate = true} : (memref<64x16xbf16>, memref<64x16xbf16, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
+  return
+}
+
+// -----
+func.func @wgmma_wait_pending() {
+  // expected-error @below {{'nvasync.wgmma_wait' op pending must be in [0, 7], got 8}}
+  "nvasync.wgmma_wait"() {pending = 8 : i32} : () -> ()
+  // expected-error @below {{pending must be in [0, 7], got -1}}
+  "nvasync.wgmma_wait"() {pending = -1 : i32} : () -> ()
+  return
+}
+
+// --- setmaxnreg ----------------------------------------------------------------------------------
+// -----
+func.func @setmaxnreg_range() {
+  // expected-error @below {{'nvasync.setmaxnreg' op register count must be a multiple of 8 in [24, 256], got 16}}
+  "nvasync.setmaxnreg"() {regs = 16 : i32, action = "dec"} : () -> ()
+  // expected-error @below {{register count must be a multiple of 8 in [24, 256], got 264}}
+  "nvasync.setmaxnreg"() {regs = 264 : i32, action = "inc"} : () -> ()
+  return
+}
+
+// -----
+func.func @setmaxnreg_multiple_of_8() {
+  // expected-error @below {{register count must be a multiple of 8 in [24, 256], got 100}}
+  "nvasync.setmaxnreg"() {regs = 100 : i32, action = "inc"} : () -> ()
+  return
+}
+
+// -----
+func.func @setmaxnreg_action() {
+  // expected-error @below {{'nvasync.setmaxnreg' op action must be 'inc' or 'dec', got 'increase'}}
+  "nvasync.setmaxnreg"() {regs = 232 : i32, action = "increase"} : () -> ()
+  return
+}
+
+// --- warp_role -----------------------------------------------------------------------------------
+// -----
+func.func @warp_role_beyond_cta() {
+  // expected-error @below {{'nvasync.warp_role' op warps [30, 34) must lie within the 32 warps of a CTA}}
+  "nvasync.warp_role"() ({
+    gpu.yield
+  }) {first_warp = 30 : i32, num_warps = 4 : i32} : () -> ()
+  return
+}
+
+// -----
+func.func @warp_role_negative_first() {
+  // expected-error @below {{warps [-1, 3) must lie within the 32 warps of a CTA}}
+  "nvasync.warp_role"() ({
+    gpu.yield
+  }) {first_warp = -1 : i32, num_warps = 4 : i32} : () -> ()
+  return
+}
+
+// -----
+func.func @warp_role_no_warps() {
+  // expected-error @below {{warps [0, 0) must lie within the 32 warps of a CTA}}
+  "nvasync.warp_role"() ({
+    gpu.yield
+  }) {first_warp = 0 : i32, num_warps = 0 : i32} : () -> ()
+  return
+}
+
+// -----
+func.func @warp_role_empty_body() {
+  // expected-error @below {{'nvasync.warp_role' op the body must be one block ending with gpu.yield}}
+  "nvasync.warp_role"() ({
+  }) {first_warp = 0 : i32, num_warps = 4 : i32} : () -> ()
+  return
+}
+
+// -----
+func.func @warp_role_two_blocks() {
+  // expected-error @below {{the body must be one block ending with gpu.yield}}
+  "nvasync.warp_role"() ({
+    cf.br ^bb1
+  ^bb1:
+    gpu.yield
+  }) {first_warp = 0 : i32, num_warps = 4 : i32} : () -> ()
+  return
+}
+
+// -----
+func.func @warp_role_other_terminator() {
+  // expected-error @below {{the body must be one block ending with gpu.yield}}
+  "nvasync.warp_role"() ({
+    llvm.unreachable
+  }) {first_warp = 0 : i32, num_warps = 4 : i32} : () -> ()
+  return
+}
+
+// -----
+func.func @warp_role_setmaxnreg_partial_warpgroup() {
+  // expected-error @below {{'nvasync.warp_role' op a role that runs warpgroup ops (wgmma, setmaxnreg) must cover whole warpgroups, got warps [2, 6)}}
+  "nvasync.warp_role"() ({
+    "nvasync.setmaxnreg"() {regs = 232 : i32, action = "inc"} : () -> ()
+    gpu.yield
+  }) {first_warp = 2 : i32, num_warps = 4 : i32} : () -> ()
+  return
+}
+
+// -----
+func.func @warp_role_wgmma_wait_partial_warpgroup() {
+  // expected-error @below {{must cover whole warpgroups, got warps [4, 6)}}
+  "nvasync.warp_role"() ({
+    "nvasync.wgmma_wait"() {pending = 0 : i32} : () -> ()
+    gpu.yield
+  }) {first_warp = 4 : i32, num_warps = 2 : i32} : () -> ()
+  return
+}
+
+// -----
+// A role of a single warp may run warp-level ops (TMA issue, elect) without covering a warpgroup.
+func.func @warp_role_single_warp_ok() {
+  "nvasync.warp_role"() ({
+    %e = "nvasync.elect_one"() : () -> i1
+    "nvasync.named_barrier"() {id = 1 : i32, threads = 160 : i32} : () -> ()
+    gpu.yield
+  }) {first_warp = 1 : i32, num_warps = 1 : i32} : () -> ()
+  return
+}
