@@ -16,10 +16,12 @@ from dataclasses import asdict, dataclass
 from .api import DataType, FusionDefinition, FusionError
 
 SMEM_LIMIT = 227 * 1024          # H100 per-block opt-in maximum
+SMEM_TARGET = 113 * 1024         # two CTAs per SM: one computes while the other issues
 DATA_START = 1024                # mbarriers live below; data buffers start 1024-B aligned
 THREADS = 512
 VECTOR = 8                       # elements per thread per step (16 B of bf16)
-TILE_CHOICES = ((8192, 4), (4096, 4), (8192, 2), (2048, 4), (4096, 2), (2048, 2), (1024, 2))
+# (tile elements, stages), best first; tried under SMEM_TARGET, then under SMEM_LIMIT.
+TILE_CHOICES = ((8192, 4), (4096, 4), (8192, 2), (4096, 2), (2048, 4), (2048, 2), (1024, 2))
 
 
 def _round_up(x: int, m: int) -> int:
@@ -35,8 +37,12 @@ class PointwiseSchedule:
     box_cols: int
     boxes: int
     stages: int
-    threads: int = THREADS
     vector: int = VECTOR
+
+    @property
+    def threads(self) -> int:
+        """Up to THREADS, but no more than the tile gives work to."""
+        return min(THREADS, max(32, self.tile_elems // self.vector // 32 * 32))
 
     @property
     def tile_elems(self) -> int:
@@ -66,7 +72,7 @@ class PointwiseSchedule:
         return self.layout()[2]
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "threads": self.threads}
 
 
 def view_2d(shape, dtypes) -> tuple[int, ...]:
@@ -81,16 +87,17 @@ def view_2d(shape, dtypes) -> tuple[int, ...]:
 def choose_schedule(in_dtypes, out_dtypes, view) -> PointwiseSchedule:
     in_bytes = sum(DataType(d).itemsize for d in in_dtypes)
     out_bytes = sum(DataType(d).itemsize for d in out_dtypes)
-    for tile, stages in TILE_CHOICES:
-        if len(view) == 2:
-            box_cols = min(256, _round_up(view[1], 16))
-            box_rows, boxes = max(1, min(256, tile // box_cols)), 1
-        else:
-            box_cols, box_rows, boxes = 256, 1, tile // 256
-        schedule = PointwiseSchedule(tuple(in_dtypes), tuple(out_dtypes), len(view),
-                                     box_rows, box_cols, boxes, stages)
-        if schedule.smem_bytes <= SMEM_LIMIT:
-            return schedule
+    for budget in (SMEM_TARGET, SMEM_LIMIT):
+        for tile, stages in TILE_CHOICES:
+            if len(view) == 2:
+                box_cols = min(256, _round_up(view[1], 16))
+                box_rows, boxes = max(1, min(256, tile // box_cols)), 1
+            else:
+                box_cols, box_rows, boxes = 256, 1, tile // 256
+            schedule = PointwiseSchedule(tuple(in_dtypes), tuple(out_dtypes), len(view),
+                                         box_rows, box_cols, boxes, stages)
+            if schedule.smem_bytes <= budget and (tile >= 4096 or budget == SMEM_LIMIT):
+                return schedule
     raise FusionError(f"the pointwise scheduler cannot fit {len(in_dtypes)} inputs ({in_bytes} B/elem) "
                       f"and {len(out_dtypes)} outputs ({out_bytes} B/elem) in shared memory")
 
