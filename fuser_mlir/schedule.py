@@ -21,7 +21,8 @@ DATA_START = 1024                # mbarriers live below; data buffers start 1024
 THREADS = 512
 VECTOR = 8                       # elements per thread per step (16 B of bf16)
 # (tile elements, stages), best first; tried under SMEM_TARGET, then under SMEM_LIMIT.
-TILE_CHOICES = ((8192, 4), (4096, 4), (8192, 2), (4096, 2), (2048, 4), (2048, 2), (1024, 2))
+TILE_CHOICES = ((8192, 4), (4096, 4), (8192, 3), (4096, 3), (8192, 2), (4096, 2), (2048, 4), (2048, 2),
+                (1024, 2))
 
 
 def _round_up(x: int, m: int) -> int:
