@@ -115,12 +115,12 @@ def _build(fd: FusionDefinition, schedule: PointwiseSchedule, target: TargetOpti
 
     from . import ptxas
     from .dialects import new_context
-    from .pipeline import PassPipeline, compile_to_ptx
+    from .pipeline import SYNC_PASSES, PassPipeline, compile_to_ptx
     from .pointwise_kernel import KERNEL_NAME, MODULE_NAME, build_kernel_module
 
     with new_context(), ir.Location.unknown():
         module = build_kernel_module(fd, schedule)
-        PassPipeline(["fuser-verify-dialects"]).run(module)
+        PassPipeline(["fuser-verify-dialects", *SYNC_PASSES]).run(module)
         kernel_ir = str(module)
         ptx = compile_to_ptx(module, target)[MODULE_NAME]
     cubin = ptxas.assemble(ptx, target.arch).cubin if ptxas.find_ptxas() else None

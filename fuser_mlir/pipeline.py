@@ -102,6 +102,10 @@ class PassPipeline:
             raise from_mlir_error(exc) from None
 
 
+# Derive every barrier, fence and wait, then check the result independently.
+SYNC_PASSES = ["fuser-insert-syncs", "fuser-insert-proxy-fences", "fuser-verify-syncs"]
+
+
 def lower_to_llvm_elements(target: TargetOptions) -> list[str]:
     return [
         "fuser-verify-dialects",

@@ -8,8 +8,9 @@ Shape of the kernel (one CTA per SM slot, persistent over tiles t = blockIdx.x +
         wait full[s] (parity r & 1); compute in f32: input[s] -> output[s]
         elected: TMA-store output[s], refill input[s] with tile i + stages
 
-Synchronization is placed by `_place_syncs` and nowhere else: until the sync passes derive it
-(issue: sync analysis passes), this is the one piece to delete.
+No barrier, fence or bulk wait is written here: the sync passes derive them from the hazards
+(fuser_mlir.pipeline.SYNC_PASSES).  The mbarrier protocol (init, expect-tx, parity waits) is
+the pipeline itself and stays.
 """
 from __future__ import annotations
 
@@ -183,9 +184,11 @@ class _KernelBuilder:
         tid = gpu.thread_id(gpu.Dimension.x)
         block, grid = gpu.block_id(gpu.Dimension.x), gpu.grid_dim(gpu.Dimension.x)
         # One elected lane of warp 0 issues all TMA; the warp test is warp-uniform.
-        self.syncs = _Syncs(self, arith.cmpi(arith.CmpIPredicate.ult, tid, _index(32)))
-        self.syncs.init_barriers()
-        with _if(self.syncs.elected()):
+        first_warp = arith.cmpi(arith.CmpIPredicate.ult, tid, _index(32))
+        with _if(_elected(first_warp)):
+            for stage in range(s.stages):
+                nvasync.MbarrierInitOp(self.full, _index(stage), count=1)
+        with _if(_elected(first_warp)):
             for stage in range(s.stages):
                 tile = arith.addi(block, arith.muli(_index(stage), grid))
                 with _if(arith.cmpi(arith.CmpIPredicate.ult, tile, self.num_tiles)):
@@ -202,55 +205,17 @@ class _KernelBuilder:
                     tile = arith.addi(block, arith.muli(i, grid))
                     nvasync.MbarrierTryWaitParityOp(self.full, _index(stage), parity)
                     self.compute(stage, stage, tid)
-                    self.syncs.before_store()
-                    with _if(self.syncs.elected()):
+                    with _if(_elected(first_warp)):
                         self.issue_stores(stage, tile)
-                        self.syncs.after_store()
                         next_i = arith.addi(i, _index(s.stages))
                         with _if(arith.cmpi(arith.CmpIPredicate.ult, next_i, my_tiles)):
                             self.issue_loads(stage, arith.addi(block, arith.muli(next_i, grid)))
             scf.YieldOp([])
-        self.syncs.at_exit()
 
 
-class _Syncs:
-    """Every barrier, fence and wait of the pointwise kernel (hand-placed, to be derived later).
-
-    * mbarrier init -> fence.mbarrier_init -> __syncthreads before any use;
-    * generic smem writes of the outputs -> fence.proxy.async.shared::cta in every writer ->
-      __syncthreads -> elected TMA store (the barrier also ends all reads of input[s] before the
-      elected thread refills it by TMA);
-    * before that barrier the issuer waits `bulk_wait.read stages-2`: the store issued stages-1
-      tiles earlier has read output[next stage], which threads rewrite right after the barrier;
-    * stores are committed once per tile; at exit `bulk_wait.read 0` keeps smem alive for them.
-    """
-
-    def __init__(self, kernel: _KernelBuilder, first_warp):
-        self.k, self.first_warp = kernel, first_warp
-
-    def elected(self):
-        """One lane of warp 0 (elect.sync inside a warp-uniform branch)."""
-        return arith.andi(self.first_warp, nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected)
-
-    def init_barriers(self):
-        with _if(self.elected()):
-            for stage in range(self.k.s.stages):
-                nvasync.MbarrierInitOp(self.k.full, _index(stage), count=1)
-            nvasync.FenceMbarrierInitOp()
-        nvasync.SyncThreadsOp()
-
-    def before_store(self):
-        nvasync.FenceProxyAsyncOp(space="shared::cta")
-        with _if(self.elected()):
-            nvasync.BulkWaitOp(pending=self.k.s.stages - 2, read=True)
-        nvasync.SyncThreadsOp()
-
-    def after_store(self):
-        nvasync.BulkCommitOp()
-
-    def at_exit(self):
-        with _if(self.elected()):
-            nvasync.BulkWaitOp(pending=0, read=True)
+def _elected(first_warp):
+    """One lane of warp 0 (elect.sync inside a warp-uniform test): the thread that issues TMA."""
+    return arith.andi(first_warp, nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected)
 
 
 # --- scalar f32 math for one lane ---------------------------------------------------------------------

@@ -41,7 +41,7 @@ def _kernel_abi(func) -> None:
     attrs = func.attributes
     if TENSORMAP_ARGS in attrs:
         n_args = len(func.regions[0].blocks[0].arguments)
-        arg_attrs = [dict((a.name, a.attr) for a in ir.DictAttr(d)) for d in attrs["arg_attrs"]] \
+        arg_attrs = [{d[i].name: d[i].attr for i in range(len(d))} for d in map(ir.DictAttr, attrs["arg_attrs"])] \
             if "arg_attrs" in attrs else [{} for _ in range(n_args)]
         for index in ir.DenseI32ArrayAttr(attrs[TENSORMAP_ARGS]):
             arg_attrs[index].update({

@@ -1,0 +1,281 @@
+"""fuser-insert-syncs: derive the barriers and bulk-group waits that shared-memory hazards need.
+
+Rules (A happens before B on some path, their byte ranges overlap, one of them writes):
+  * generic <-> generic, different threads (RAW, WAR, WAW): a barrier between them -- `bar.sync
+    id, n` over the warp role when both sit in one role, `__syncthreads` otherwise.  None when
+    every thread touches only what it touched itself (identical thread->element mapping).
+  * generic write -> async read (TMA store/reduce source, wgmma operand): a barrier between the
+    writers and the issuer (fuser-insert-proxy-fences adds the fence before it).
+  * generic read/write -> TMA load into that buffer (WAR): a barrier.  No proxy fence: the reads
+    have completed (bound their values) when `bar.sync` completes, and the async writes are issued
+    after it, so they cannot be observed by those reads; CUTLASS's pipelines rely on the same.
+  * TMA store/reduce reads smem -> any later write of it: the issuing thread commits its bulk
+    group after the store and waits `cp.async.bulk.wait_group.read N` *before* the barrier that
+    releases the writers (the last barrier on the path), N = bulk groups it surely commits in
+    between (multi-buffered stores keep N in flight).  Before kernel exit: `wait_group.read 0`.
+  * mbarrier init -> any use: `fence.mbarrier_init` after the initialising thread's last init, and
+    a barrier before other threads use it.
+  * TMA load -> use of its destination: ordered by the mbarrier wait the pipeline already has
+    (its parity is the pipeline's business); fuser-verify-syncs reports a missing one.
+Placement: each sync goes at the latest point on the path before B in the outermost loop level
+that covers the hazard (never inside a loop that only B is in, never under a divergent branch);
+hazards are handled in program order of B so one barrier covers every hazard it can.
+
+Contract
+  in:  gpu.func kernels with nvasync ops, no barriers, fences or waits required (existing ones are
+       kept and counted).  TMA ops sit under `elect_one` guards.
+  out: the same kernels plus the syncs above; every inserted op carries `fuser.derived`, a string
+       naming the hazard it serves (shown by fuser-opt; fuser-verify-syncs re-derives nothing).
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from ..dialects import nvasync
+from .smem_model import Access, accesses, named_attributes, op_key, record_loop_steps, same_thread_mapping
+from .sync_paths import find_path, insertion_point
+
+DERIVED = "fuser.derived"
+BARRIERS = ("nvasync.sync_threads", "nvasync.named_barrier")
+
+
+def run(module_op, pass_) -> None:
+    for func in _kernels(module_op):
+        _Inserter(func).run()
+
+
+def _kernels(module_op):
+    found = []
+    module_op.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE
+                   if op.name == "gpu.func" else ir.WalkResult.ADVANCE)
+    return found
+
+
+def describe(op) -> str:
+    loc = str(op.location)
+    return f"{op.name}@{loc[4:-1] if loc.startswith('loc(') else loc}"
+
+
+def mark(op, reason: str):
+    op.operation.attributes[DERIVED] = ir.StringAttr.get(reason)
+    return op
+
+
+def barrier_covers(barrier, a: Access, b: Access) -> bool:
+    """Does this barrier op order A's threads before B's?"""
+    if barrier.name == "nvasync.sync_threads":
+        return True
+    role = _role_of(barrier)
+    return role is not None and a.threads.role == role and b.threads.role == role
+
+
+def _role_of(op):
+    from .smem_model import parent_ops
+
+    for parent in parent_ops(op):
+        if parent.name == "nvasync.warp_role":
+            return (parent.attributes["first_warp"].value, parent.attributes["num_warps"].value)
+    return None
+
+
+def needs_barrier(a: Access, b: Access) -> bool:
+    kinds = {a.proxy, b.proxy}
+    if "mbarrier" in kinds:
+        return a.proxy == b.proxy == "mbarrier" and a.is_write and a.threads != b.threads
+    if a.proxy == "generic" and b.proxy == "generic":
+        single = a.threads == b.threads and a.threads.issuer
+        return not (same_thread_mapping(a, b) or single)
+    if a.proxy == "generic" and b.proxy == "async":
+        return True                  # hand smem to the issuer (RAW) or let it overwrite (WAR)
+    return a.proxy == "async" and not a.is_write and b.proxy == "generic" and b.is_write   # WAR
+
+
+class _Inserter:
+    def __init__(self, func):
+        self.func = func
+        record_loop_steps(func)
+
+    def run(self):
+        self.place_barriers()
+        self.place_mbarrier_init_fences()
+        self.place_bulk_waits()
+
+    # --- barriers --------------------------------------------------------------------------------
+    def hazards(self):
+        found = accesses(self.func)
+        pairs = []
+        for a in found:
+            for b in found:
+                if (a.is_write or b.is_write) and a.overlaps(b) and op_key(a.op) != op_key(b.op):
+                    pairs.append((a, b))
+        return pairs
+
+    def place_barriers(self):
+        order = {}
+
+        def number(op):
+            order[hash(op)] = len(order)
+            return ir.WalkResult.ADVANCE
+
+        self.func.walk(number, ir.WalkOrder.PRE_ORDER)
+        # Forward hazards first, then loop-carried ones (whose paths usually cross the barriers
+        # placed for the former), each in program order of B: one barrier serves many hazards.
+        pairs = [(a, b) for a, b in self.hazards() if needs_barrier(a, b)]
+        pairs.sort(key=lambda p: (order[hash(p[0].op)] > order[hash(p[1].op)],
+                                  order[hash(p[1].op)], -order[hash(p[0].op)]))
+        for a, b in pairs:
+            path = find_path(a.op, b.op)
+            if path is None or any(p.op.name in BARRIERS and not p.issuer and barrier_covers(p.op, a, b)
+                                   for p in path.ops):
+                continue
+            block, before = insertion_point(path, lambda role: a.threads.role is not None
+                                            and a.threads.role == b.threads.role)
+            with ir.InsertionPoint(before), before.location:
+                role = a.threads.role if a.threads.role == b.threads.role else None
+                reason = f"{'WAR' if not a.is_write else 'WAW' if b.is_write else 'RAW'}: " \
+                         f"{describe(a.op)} -> {describe(b.op)}"
+                if role is None:
+                    mark(nvasync.SyncThreadsOp(), reason)
+                else:
+                    mark(nvasync.NamedBarrierOp(id=1 + role[0] // 4, threads=32 * role[1]), reason)
+
+    # --- mbarrier initialisation -------------------------------------------------------------------
+    def place_mbarrier_init_fences(self):
+        inits = [a.op for a in accesses(self.func) if a.op.name == "nvasync.mbarrier_init"]
+        done = set()
+        for init in inits:
+            block_ops = _siblings(init)
+            last = max(i for i, o in enumerate(block_ops) if o.name == "nvasync.mbarrier_init")
+            key = hash(block_ops[last])
+            if key in done:
+                continue
+            done.add(key)
+            following = block_ops[last + 1] if last + 1 < len(block_ops) else None
+            if following is not None and following.name == "nvasync.fence_mbarrier_init":
+                continue
+            with ir.InsertionPoint(following) if following is not None else \
+                    ir.InsertionPoint(_block_of(block_ops[last])), block_ops[last].location:
+                mark(nvasync.FenceMbarrierInitOp(), f"mbarrier init visible to the async proxy: "
+                                                    f"{describe(block_ops[last])}")
+
+    # --- bulk groups -----------------------------------------------------------------------------
+    def place_bulk_waits(self):
+        found = accesses(self.func)
+        stores = [a for a in found if a.op.name in ("nvasync.tma_store", "nvasync.tma_reduce")]
+        for store in stores:
+            self.ensure_commit(store.op)
+        for store in stores:
+            for later in found:
+                if later.is_write and later.overlaps(store) and op_key(later.op) != op_key(store.op):
+                    self.wait_before_release(store, later)
+        if stores:
+            self.wait_at_exit(stores)
+
+    def ensure_commit(self, store):
+        ops = _siblings(store)
+        index = ops.index(op_key(store))
+        for op in ops[index + 1:]:
+            if op.name == "nvasync.bulk_commit":
+                return
+            if op.name in ("nvasync.tma_store", "nvasync.tma_reduce"):
+                continue
+        last_store = max(i for i, o in enumerate(ops) if o.name in ("nvasync.tma_store", "nvasync.tma_reduce"))
+        after = ops[last_store + 1] if last_store + 1 < len(ops) else None
+        with (ir.InsertionPoint(after) if after is not None else ir.InsertionPoint(_block_of(store))), \
+                store.location:
+            mark(nvasync.BulkCommitOp(), f"commit the bulk group of {describe(ops[last_store])}")
+
+    def wait_before_release(self, store: Access, writer: Access):
+        path = find_path(store.op, writer.op)
+        if path is None:
+            return
+        ops = path.ops
+        commit_at = next((i for i, p in enumerate(ops) if p.op.name == "nvasync.bulk_commit" and p.issuer), None)
+        if writer.proxy == "generic":
+            releases = [i for i, p in enumerate(ops) if p.op.name in BARRIERS and not p.issuer]
+            if not releases or commit_at is None:
+                return          # no barrier releases the writers: place_barriers reports via verify
+            release = releases[-1]
+        else:
+            release = len(ops)  # an async overwrite by the issuer itself: wait right before it
+        commits = 0           # groups the issuer surely commits after the store's own
+        for p in ops[commit_at + 1:release]:
+            if p.issuer and p.op.name == "nvasync.bulk_commit":
+                commits += 1
+            elif p.issuer and p.op.name == "nvasync.bulk_wait" and ir.BoolAttr(p.op.attributes["read"]).value \
+                    and ir.IntegerAttr(p.op.attributes["pending"]).value <= commits:
+                return        # an existing wait already covers the store
+        pending = commits
+        anchor = ops[release].op if release < len(ops) else op_key(writer.op)
+        reason = f"WAR: {describe(store.op)} reads smem -> {describe(writer.op)}"
+        if release < len(ops):
+            self.issuer_wait(anchor, pending, reason, store.op)
+        else:
+            with ir.InsertionPoint(anchor), anchor.location:
+                mark(nvasync.BulkWaitOp(pending=pending, read=True), reason)
+
+    def issuer_wait(self, before, pending, reason, store):
+        """`scf.if <issuer> { bulk_wait.read pending }` right before `before` (a barrier)."""
+        from mlir.dialects import scf
+
+        ops = _siblings(before)
+        index = ops.index(op_key(before))
+        previous = ops[index - 1] if index else None
+        if previous is not None and previous.name == "scf.if" and DERIVED in previous.attributes:
+            for op in previous.regions[0].blocks[0].operations:
+                if op.name == "nvasync.bulk_wait":
+                    current = ir.IntegerAttr(op.attributes["pending"]).value
+                    op.attributes["pending"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32),
+                                                                  min(current, pending))
+                    return
+        with ir.InsertionPoint(before), before.location:
+            cond = clone_issuer_condition(store)
+            branch = mark(scf.IfOp(cond), reason)
+            with ir.InsertionPoint(branch.then_block):
+                mark(nvasync.BulkWaitOp(pending=pending, read=True), reason)
+                scf.YieldOp([])
+
+    def wait_at_exit(self, stores):
+        entry = self.func.regions[0].blocks[0]
+        ret = [op_key(o) for o in entry.operations][-1]
+        ops = _siblings(ret)
+        previous = ops[-2] if len(ops) > 1 else None
+        if previous is not None and previous.name == "scf.if" and any(
+                o.name == "nvasync.bulk_wait" and ir.IntegerAttr(o.attributes["pending"]).value == 0
+                for o in previous.regions[0].blocks[0].operations):
+            return
+        self.issuer_wait(ret, 0, "TMA stores read smem until their group completes: wait before exit",
+                         stores[-1].op)
+
+
+def _siblings(op):
+    return [op_key(o) for o in _block_of(op).operations]
+
+
+def _block_of(op):
+    from .sync_paths import _block_of as block_of
+
+    return block_of(op_key(op))
+
+
+def clone_issuer_condition(store):
+    """Re-create, at the insertion point, the guard that selects the thread which issued `store`
+    (elect.sync picks the same lane of a converged warp every time)."""
+    from .smem_model import _elect_guard, parent_ops
+
+    for parent in parent_ops(store):
+        if parent.name == "scf.if" and _elect_guard(parent.operands[0]):
+            return _clone(parent.operands[0])
+    raise ValueError(f"{describe(store)} is not under an elect_one guard")
+
+
+def _clone(value):
+    if isinstance(value, ir.BlockArgument):
+        return value
+    owner = op_key(value.owner)
+    if not owner.name.startswith(("arith.", "gpu.", "nvasync.elect_one")):
+        return value
+    operands = [_clone(v) for v in owner.operands]
+    clone = ir.Operation.create(owner.name, results=[r.type for r in owner.results], operands=operands,
+                                attributes={a.name: a.attr for a in named_attributes(owner)})
+    return clone.results[value.result_number]

@@ -1,0 +1,233 @@
+"""What the sync passes and the verifier know about a kernel: smem accesses, threads, guards.
+
+Facts only, no placement policy.  Both the insertion passes and fuser-verify-syncs read them;
+each decides on its own what the facts require.
+
+* `accesses(func)`: every shared-memory access with its byte range (from `nvasync.smem_buffer`;
+  two accesses conflict when the ranges overlap), read or write, proxy (generic for
+  memref/vector loads and stores, async for TMA and wgmma per `nvasync.Semantics`), the threads
+  that execute it and, for generic accesses, a structural key of its thread->element mapping.
+* `threads_of(op)`: "all", a warp role (first warp, count), or the role's "issuer" (one elected
+  lane, the `elect_one` guard): derived from the enclosing warp_role and divergent scf.if guards.
+* `is_divergent(value)`: depends on the thread index, `elect_one` or loaded data.
+* `linear(value)`: `iv * coeff + const` for index arithmetic on an scf.for induction variable,
+  so guards like `r * S + s < n` can be compared across stages and iterations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from ..dialects import nvasync
+
+MBARRIER_OPS = {"nvasync.mbarrier_init": True, "nvasync.mbarrier_inval": True, "nvasync.mbarrier_arrive": False,
+                "nvasync.mbarrier_arrive_expect_tx": False, "nvasync.mbarrier_try_wait_parity": False,
+                "nvasync.tma_load": False}   # op -> writes the mbarrier word (init/inval) or only uses it
+GENERIC_ACCESS = {
+    "memref.load": (False, 0, 1), "memref.store": (True, 1, 2),
+    "vector.load": (False, 0, 1), "vector.store": (True, 1, 2),
+}   # name -> (is_write, buffer operand index, first index operand)
+THREAD_SOURCES = {"gpu.thread_id", "gpu.lane_id", "nvasync.elect_one", "memref.load", "vector.load"}
+UNBOUNDED = 1 << 62
+
+
+@dataclass(frozen=True)
+class Threads:
+    role: tuple[int, int] | None      # (first_warp, num_warps); None: every warp of the CTA
+    issuer: bool = False              # one elected lane of the role
+    subset: bool = False              # some other divergent subset
+
+    def describe(self) -> str:
+        who = "all threads" if self.role is None else f"warps [{self.role[0]}, {sum(self.role)})"
+        return f"the issuing thread of {who}" if self.issuer else (f"a subset of {who}" if self.subset else who)
+
+
+@dataclass(frozen=True)
+class Access:
+    op: object                        # ir.Operation
+    start: int
+    end: int
+    is_write: bool
+    proxy: str                        # "generic" | "async" | "mbarrier" (an mbarrier word)
+    threads: Threads
+    mapping: tuple | None             # generic: structural key of (buffer, indices) if thread-indexed
+
+    def overlaps(self, other: "Access") -> bool:
+        return self.start < other.end and other.start < self.end
+
+
+def op_key(op):
+    """A stable identity for an operation handle (Python wrappers differ between walks)."""
+    return op.operation if hasattr(op, "operation") else op
+
+
+def byte_range(value) -> tuple[int, int]:
+    owner = op_key(value.owner)
+    if isinstance(owner, ir.Operation) and owner.name == "nvasync.smem_buffer":
+        ty = ir.MemRefType(value.type)
+        size = ty.element_type.width // 8
+        for d in ty.shape:
+            size *= d
+        start = owner.attributes["offset"].value
+        return start, start + size
+    return 0, UNBOUNDED                # a derived view: assume it may alias anything
+
+
+def is_smem(value) -> bool:
+    return isinstance(value.type, ir.MemRefType) and str(value.type.memory_space) == "#gpu.address_space<workgroup>"
+
+
+def parent_ops(op):
+    """Enclosing operations, innermost first, up to (excluding) the gpu.func."""
+    chain = []
+    parent = op_key(op).parent
+    while parent is not None and op_key(parent).name != "gpu.func":
+        chain.append(op_key(parent))
+        parent = op_key(parent).parent
+    return chain
+
+
+def is_divergent(value, _seen=None) -> bool:
+    seen = _seen if _seen is not None else set()
+    if isinstance(value, ir.BlockArgument):
+        return False                   # kernel args and loop IVs are uniform
+    owner = op_key(value.owner)
+    if owner.name in THREAD_SOURCES:
+        return True
+    key = hash(owner)
+    if key in seen:
+        return False
+    seen.add(key)
+    return any(is_divergent(v, seen) for v in owner.operands)
+
+
+def _elect_guard(value) -> bool:
+    """True when `value` is an elect_one result, possibly and-ed with uniform/warp tests."""
+    if isinstance(value, ir.BlockArgument):
+        return False
+    owner = op_key(value.owner)
+    if owner.name == "nvasync.elect_one":
+        return True
+    if owner.name == "arith.andi":
+        return any(_elect_guard(v) for v in owner.operands)
+    return False
+
+
+def threads_of(op) -> Threads:
+    role, issuer, subset = None, False, False
+    for parent in parent_ops(op):
+        if parent.name == "nvasync.warp_role" and role is None:
+            role = (parent.attributes["first_warp"].value, parent.attributes["num_warps"].value)
+        elif parent.name == "scf.if" and is_divergent(parent.operands[0]):
+            if _elect_guard(parent.operands[0]):
+                issuer = True
+            else:
+                subset = True
+    return Threads(role, issuer, subset and not issuer)
+
+
+def named_attributes(op):
+    """An op's NamedAttributes (iterating `op.attributes` yields only names)."""
+    attributes = op.attributes
+    return [attributes[i] for i in range(len(attributes))]
+
+
+def structural_key(value, depth=0):
+    """Equal keys: the values are computed the same way from the same inputs."""
+    if isinstance(value, ir.BlockArgument):
+        return ("arg", hash(value.owner), value.arg_number)
+    owner = op_key(value.owner)
+    if depth > 12 or not (owner.name.startswith(("arith.", "gpu.", "index.")) and len(owner.regions) == 0):
+        return ("value", hash(owner), value.result_number if hasattr(value, "result_number") else 0)
+    attrs = tuple(sorted((a.name, str(a.attr)) for a in named_attributes(owner)))
+    return (owner.name, attrs, tuple(structural_key(v, depth + 1) for v in owner.operands))
+
+
+def accesses(func) -> list[Access]:
+    found: list[Access] = []
+
+    def visit(op):
+        name = op.name
+        if name in GENERIC_ACCESS:
+            is_write, buf_index, first_index = GENERIC_ACCESS[name]
+            buffer = op.operands[buf_index]
+            if is_smem(buffer):
+                indices = list(op.operands)[first_index:]
+                mapping = None
+                if any(is_divergent(i) for i in indices):
+                    mapping = (byte_range(buffer), tuple(structural_key(i) for i in indices))
+                found.append(Access(op, *byte_range(buffer), is_write, "generic", threads_of(op), mapping))
+        if name in MBARRIER_OPS:
+            view = op.opview
+            start, end = byte_range(view.barriers)
+            stage = linear(view.stage)
+            if stage is not None and stage[0] is None and end != UNBOUNDED:   # one known mbarrier
+                start, end = start + 8 * stage[2], start + 8 * stage[2] + 8
+            found.append(Access(op, start, end, MBARRIER_OPS[name], "mbarrier", threads_of(op), None))
+        if name not in GENERIC_ACCESS:
+            sem = nvasync.semantics(name)
+            if sem is not None and (sem.reads or sem.writes):
+                view = op.opview
+                for names, is_write in ((sem.reads, False), (sem.writes, True)):
+                    for operand in names:
+                        value = getattr(view, operand)
+                        found.append(Access(op, *byte_range(value), is_write, sem.proxy, threads_of(op), None))
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def same_thread_mapping(a: Access, b: Access) -> bool:
+    """Each thread touches only elements it touched itself (no cross-thread hazard)."""
+    return (a.proxy == b.proxy == "generic" and a.mapping is not None and a.mapping == b.mapping
+            and a.threads == b.threads)
+
+
+# --- induction-variable arithmetic for guards ------------------------------------------------------
+
+def linear(value):
+    """(iv key, coeff, const) when `value` = iv * coeff + const on an scf.for IV, or (None, 0, c)."""
+    if isinstance(value, ir.BlockArgument):
+        if op_key(value.owner.owner).name == "scf.for" and value.arg_number == 0:
+            return (hash(value.owner), 1, 0)
+        return None
+    owner = op_key(value.owner)
+    if owner.name == "arith.constant":
+        try:
+            return (None, 0, ir.IntegerAttr(owner.attributes["value"]).value)
+        except (ValueError, TypeError):
+            return None
+    if owner.name in ("arith.addi", "arith.muli"):
+        a, b = (linear(v) for v in owner.operands)
+        if a is None or b is None:
+            return None
+        if owner.name == "arith.addi":
+            if a[0] is not None and b[0] is not None and a[0] != b[0]:
+                return None
+            return (a[0] or b[0], a[1] + b[1], a[2] + b[2])
+        if a[0] is not None and b[0] is not None:
+            return None
+        (var, coeff, const), scale = (a, b[2]) if b[0] is None else (b, a[2])
+        return (var, coeff * scale, const * scale)
+    return None
+
+
+def loop_step(iv_key) -> int | None:
+    """The constant step of the scf.for whose body block has id `iv_key`."""
+    return _steps.get(iv_key)
+
+
+_steps: dict[int, int] = {}
+
+
+def record_loop_steps(func) -> None:
+    def visit(op):
+        if op.name == "scf.for":
+            step = linear(op.operands[2])
+            if step is not None and step[0] is None:
+                _steps[hash(op.regions[0].blocks[0])] = step[2]
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit)

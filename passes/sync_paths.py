@@ -1,0 +1,189 @@
+"""Paths between two operations in structured kernel IR, for the sync insertion passes.
+
+A path from A to B runs forward in program order (A before B) or, when B comes first, around the
+innermost scf.for holding both (A in iteration i, B in i + 1).  Along it, an op *surely runs* when
+it sits directly in a block the path crosses, or inside a uniform scf.if whose condition is
+implied by one guarding A or B (stage guards `r * S + s < n` of an unrolled pipeline: a later
+stage running implies the earlier ones ran).  Ops under an `elect_one` guard run on the issuing
+thread only; `PathOp.issuer` says so.
+
+`insertion_point(path)` is where a CTA-wide (or role-wide) sync for the hazard goes: on the path,
+in the deepest block above B that every thread of the hazard reaches (uniform guards only) and
+not inside a loop that does not also hold A -- the outermost loop level covering the hazard.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from .smem_model import is_divergent, linear, loop_step, op_key, threads_of
+
+
+def _block_ops(block):
+    return [op_key(o) for o in block.operations]
+
+
+def chain(op):
+    """[(block, op-in-block)] from op's own block up to the function's entry block."""
+    out = []
+    current = op_key(op)
+    while current.name != "gpu.func":
+        out.append((_block_of(current), current))
+        current = current.parent
+    return out
+
+
+def _block_of(op):
+    """The block holding `op` (single-block regions, as structured kernel IR has)."""
+    parent = op.parent
+    for region in parent.regions:
+        for block in region.blocks:
+            if any(o == op for o in block.operations):
+                return block
+    raise ValueError(f"{op.name} not found in its parent")
+
+
+@dataclass
+class PathOp:
+    op: object
+    issuer: bool          # runs on the issuing (elected) thread only
+    after_backedge: bool  # in the next iteration of the loop (loop-carried path)
+
+
+@dataclass
+class Path:
+    a: object
+    b: object
+    ops: list             # PathOp, in execution order
+    loop_block: object    # the loop body crossed by the back-edge, or None
+    # (block, op) where the B-side of the path enters each block, outermost first
+    b_side: list
+
+
+def find_path(a, b) -> Path | None:
+    a, b = op_key(a), op_key(b)
+    chain_a, chain_b = chain(a), chain(b)
+    blocks_b = [blk for blk, _ in chain_b]
+    k_a = next(i for i, (blk, _) in enumerate(chain_a) if blk in blocks_b)
+    k_b = blocks_b.index(chain_a[k_a][0])
+    lca = chain_a[k_a][0]
+    order = _block_ops(lca)
+    top_a, top_b = chain_a[k_a][1], chain_b[k_b][1]
+    pos_a, pos_b = order.index(top_a), order.index(top_b)
+    guards_a, guards_b = _guards(chain_a), _guards(chain_b)
+    ops: list[PathOp] = []
+    if pos_a < pos_b:
+        for blk, inner in chain_a[:k_a]:
+            ops += _tail(blk, inner, False, guards_a, guards_b, 0)
+        ops += _span(order[pos_a + 1:pos_b], False, guards_a, guards_b, 0)
+        for blk, inner in reversed(chain_b[:k_b]):
+            ops += _head(blk, inner, False, guards_a, guards_b, 0)
+        return Path(a, b, ops, None, list(reversed(chain_b[:k_b + 1])))
+    # Loop-carried: climb to the innermost scf.for body holding both.
+    k = k_a
+    while k < len(chain_a) and chain_a[k][0].owner.operation.name != "scf.for":
+        k += 1
+    if k >= len(chain_a):
+        return None
+    loop_block = chain_a[k][0]
+    kb = blocks_b.index(loop_block)
+    for blk, inner in chain_a[:k]:
+        ops += _tail(blk, inner, False, guards_a, guards_b, 1)
+    ops += _tail(loop_block, chain_a[k][1], False, guards_a, guards_b, 1)
+    ops += _head(loop_block, chain_b[kb][1], True, guards_a, guards_b, 1)
+    for blk, inner in reversed(chain_b[:kb]):
+        ops += _head(blk, inner, True, guards_a, guards_b, 1)
+    return Path(a, b, ops, loop_block, list(reversed(chain_b[:kb + 1])))
+
+
+def _tail(block, inner, after_backedge, ga, gb, db):
+    ops = _block_ops(block)
+    return _span(ops[ops.index(inner) + 1:], after_backedge, ga, gb, db)
+
+
+def _head(block, inner, after_backedge, ga, gb, db):
+    ops = _block_ops(block)
+    return _span(ops[:ops.index(inner)], after_backedge, ga, gb, db)
+
+
+def _span(ops, after_backedge, ga, gb, db):
+    """Ops that surely run among `ops` (and inside their implied-uniform or issuer scf.ifs)."""
+    out = []
+    offset = 1 if after_backedge else 0
+    for op in ops:
+        out.append(PathOp(op, threads_of(op).issuer, after_backedge))
+        if op.name == "scf.if" and len(op.regions[0].blocks):
+            cond = op.operands[0]
+            then_ops = _block_ops(op.regions[0].blocks[0])
+            if (_is_elect(cond) if is_divergent(cond) else
+                    _implied(cond, offset, ga, 0) or _implied(cond, offset, gb, db)):
+                out += _span(then_ops, after_backedge, ga, gb, db)
+    return out
+
+
+def _is_elect(cond) -> bool:
+    from .smem_model import _elect_guard
+
+    return _elect_guard(cond)
+
+
+def _guards(ch):
+    """Uniform scf.if conditions that hold whenever the chain's op runs."""
+    out = []
+    for blk, _ in ch:
+        owner = blk.owner.operation
+        if owner.name == "scf.if" and not is_divergent(owner.operands[0]):
+            out.append(owner.operands[0])
+    return out
+
+
+def _implied(cond, offset, guards, guard_offset) -> bool:
+    """cond (evaluated `offset` iterations after A's) holds whenever one of `guards` (evaluated
+    `guard_offset` iterations after A's) holds."""
+    for g in guards:
+        if g == cond and offset == guard_offset:
+            return True
+        c, h = _ult_form(cond), _ult_form(g)
+        if c is None or h is None or c[1] != h[1] or c[0][0] != h[0][0] or c[0][1] != h[0][1]:
+            continue
+        iv, coeff, const = c[0]
+        step = loop_step(iv) if iv is not None else 0
+        if step is None:
+            continue
+        lhs_c = coeff * step * offset + const
+        lhs_g = coeff * step * guard_offset + h[0][2]
+        if coeff >= 0 and lhs_c <= lhs_g:
+            return True
+    return False
+
+
+def _ult_form(cond):
+    """((iv, coeff, const), bound key) for `arith.cmpi ult|slt (lin, bound)`."""
+    if isinstance(cond, ir.BlockArgument) or op_key(cond.owner).name != "arith.cmpi":
+        return None
+    pred = ir.IntegerAttr(op_key(cond.owner).attributes["predicate"]).value
+    if pred not in (2, 6):               # slt, ult
+        return None
+    lin = linear(cond.owner.operands[0])
+    if lin is None:
+        return None
+    from .smem_model import structural_key
+
+    return lin, structural_key(cond.owner.operands[1])
+
+
+def insertion_point(path: Path, uniform_for) -> tuple:
+    """(block, op) to insert before: deepest block on B's side entered through uniform guards
+    that `uniform_for` accepts (no loops that exclude A, no divergent branches)."""
+    point = path.b_side[0]
+    for blk, inner in path.b_side[1:]:
+        owner = blk.owner.operation
+        if owner.name == "scf.if" and not is_divergent(owner.operands[0]):
+            point = (blk, inner)
+            continue
+        if owner.name == "nvasync.warp_role" and uniform_for(owner):
+            point = (blk, inner)
+            continue
+        break
+    return point

@@ -1,0 +1,295 @@
+"""fuser-verify-syncs: an independent check that every shared-memory hazard is synchronized.
+
+It shares the facts of `smem_model` (what each op reads and writes, which threads run it) but none
+of the insertion passes' reasoning: it unrolls every scf.for twice into one abstract trace
+(iteration 0 then 1, so loop-carried hazards appear as ordinary pairs), and for each pair of
+conflicting accesses A -> B in the trace asks whether the syncs the rules require appear between
+them and *surely run* whenever A and B do.  A sync surely runs when each of its guards (an
+enclosing loop iteration, a uniform scf.if) is also a guard of A or B, or is implied by one
+(`r*S + s < n` holds when `r*S + s' < n` does for s <= s').  Sync ops under an elect_one guard
+run on the issuing thread only.
+
+Rules checked (../shared/HOPPER.md): generic<->generic by other threads: a barrier over both;
+generic write -> async read: a `fence.proxy.async` (shared::cta) in the writers, then a barrier;
+generic access -> TMA load overwrite: a barrier; TMA store/reduce -> later write: the issuer's
+commit, `wait_group.read N` covering it, then a barrier; TMA load -> use: an mbarrier wait on
+the load's barrier and stage; mbarrier init -> use: `fence.mbarrier_init` and, for other
+threads, a barrier; TMA stores -> kernel exit: a covering `wait_group.read`.
+
+Every violation is an error naming both operations; the pass fails (fuser-opt exits 1).
+Contract: any kernel IR in; unchanged out.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from .smem_model import (Access, accesses, is_divergent, linear, op_key, same_thread_mapping,
+                         structural_key)
+
+BARRIER_OPS = ("nvasync.sync_threads", "nvasync.named_barrier")
+
+
+@dataclass
+class Event:
+    op: object
+    access: Access | None
+    guards: tuple          # ((kind, key, instance), ...): loop iterations and uniform scf.ifs
+    iterations: dict       # loop body hash -> iteration (0/1) in which this event runs
+    issuer: bool
+
+
+def run(module_op, pass_) -> None:
+    failed = False
+
+    def visit(op):
+        nonlocal failed
+        if op.name == "gpu.func":
+            for a, b, message in verify_function(op):
+                op_key(b).location.emit_error(f"unsynchronized hazard: {message}")
+                op_key(a).location.emit_remark("the earlier access of that hazard")
+                failed = True
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    if failed:
+        pass_.signal_pass_failure()
+
+
+# --- the trace ------------------------------------------------------------------------------------
+
+def build_trace(func) -> list[Event]:
+    by_op = {}
+    for acc in accesses(func):
+        by_op.setdefault(hash(op_key(acc.op)), []).append(acc)
+    trace: list[Event] = []
+    steps: dict = {}
+
+    def walk_block(block, guards, iterations):
+        for op in block.operations:
+            op = op_key(op)
+            issuer = _issuer(op)
+            for acc in by_op.get(hash(op), []):
+                trace.append(Event(op, acc, guards, iterations, issuer))
+            if op.name.startswith("nvasync.") and op.name not in ("nvasync.smem_buffer", "nvasync.warp_role") \
+                    and hash(op) not in by_op:
+                trace.append(Event(op, None, guards, iterations, issuer))   # a sync op
+            if op.name == "scf.for":
+                body = op.regions[0].blocks[0]
+                step = linear(op.operands[2])
+                steps[hash(body)] = step[2] if step and step[0] is None else None
+                for k in (0, 1):
+                    walk_block(body, guards + (("loop", hash(body), k),), {**iterations, hash(body): k})
+            elif op.name == "scf.if":
+                cond = op.operands[0]
+                guard = () if is_divergent(cond) else (("if", hash(op), _instance(cond, iterations)),)
+                walk_block(op.regions[0].blocks[0], guards + guard, iterations)
+                if len(op.regions) > 1 and len(op.regions[1].blocks):
+                    walk_block(op.regions[1].blocks[0], guards + (("else", hash(op), None),), iterations)
+            elif op.name == "nvasync.warp_role":
+                walk_block(op.regions[0].blocks[0], guards, iterations)
+
+    walk_block(func.regions[0].blocks[0], (), {})
+    for e in trace:
+        e.steps = steps
+    return trace
+
+
+def _issuer(op) -> bool:
+    from .smem_model import threads_of
+
+    return threads_of(op).issuer
+
+
+def _instance(cond, iterations):
+    """A uniform guard's value as (linear form with the iteration folded in, bound) when known."""
+    if isinstance(cond, ir.BlockArgument) or op_key(cond.owner).name != "arith.cmpi":
+        return None
+    owner = op_key(cond.owner)
+    if ir.IntegerAttr(owner.attributes["predicate"]).value not in (2, 6):
+        return None
+    lin = linear(owner.operands[0])
+    if lin is None:
+        return None
+    return (lin, iterations.get(lin[0], 0), structural_key(owner.operands[1]))
+
+
+def _guard_holds(guard, given, steps) -> bool:
+    """Does `guard` hold whenever every guard in `given` holds?"""
+    if guard in given:
+        return True
+    kind, key, inst = guard
+    if kind != "if" or inst is None:
+        return False
+    (iv, coeff, const), k, bound = inst
+    for other in given:
+        if other[0] != "if" or other[2] is None:
+            continue
+        (iv2, coeff2, const2), k2, bound2 = other[2]
+        step = steps.get(iv) if iv is not None else 0
+        if iv != iv2 or coeff != coeff2 or bound != bound2 or step is None or coeff < 0:
+            continue
+        if coeff * step * k + const <= coeff * step * k2 + const2:
+            return True
+    return False
+
+
+def _surely(e: Event, a: Event, b: Event) -> bool:
+    given = set(a.guards) | set(b.guards)
+    return all(_guard_holds(g, given, e.steps) for g in e.guards)
+
+
+# --- the rules ------------------------------------------------------------------------------------
+
+def verify_function(func):
+    trace = build_trace(func)
+    problems = []
+    for i, a in enumerate(trace):
+        if a.access is None:
+            continue
+        for j in range(i + 1, len(trace)):
+            b = trace[j]
+            if b.access is None or op_key(a.op) == op_key(b.op) and a.iterations == b.iterations:
+                continue
+            if not (a.access.is_write or b.access.is_write) or not a.access.overlaps(b.access):
+                continue
+            message = _check_pair(trace, i, j)
+            if message:
+                problems.append((a.op, b.op, message))
+    problems += _check_exit(trace)
+    unique, seen = [], set()
+    for a, b, m in problems:
+        key = (hash(op_key(a)), hash(op_key(b)), m.split(":")[0])
+        if key not in seen:
+            seen.add(key)
+            unique.append((a, b, m))
+    return unique
+
+
+def _between(trace, i, j, pred):
+    return [e for e in trace[i + 1:j] if pred(e) and _surely(e, trace[i], trace[j])]
+
+
+def _name(op) -> str:
+    loc = str(op_key(op).location)
+    return f"'{op_key(op).name}' at {loc[4:-1] if loc.startswith('loc(') else loc}"
+
+
+def _barrier_covers(e: Event, a: Access, b: Access) -> bool:
+    if e.issuer or e.op.name not in BARRIER_OPS:
+        return False
+    if e.op.name == "nvasync.sync_threads":
+        return True
+    from .smem_model import threads_of
+
+    role = threads_of(e.op).role
+    return role is not None and a.threads.role == role and b.threads.role == role
+
+
+def _check_pair(trace, i, j):
+    a, b = trace[i], trace[j]
+    A, B = a.access, b.access
+    names = f"{_name(a.op)} -> {_name(b.op)}"
+    single_thread = A.threads == B.threads and A.threads.issuer
+    barrier = lambda: _between(trace, i, j, lambda e: _barrier_covers(e, A, B))  # noqa: E731
+
+    if A.proxy == "mbarrier" or B.proxy == "mbarrier":
+        if A.proxy == B.proxy == "mbarrier" and op_key(a.op).name == "nvasync.mbarrier_init" \
+                and op_key(b.op).name != "nvasync.mbarrier_init":
+            fences = _between(trace, i, j, lambda e: e.op.name == "nvasync.fence_mbarrier_init")
+            if not fences:
+                return f"mbarrier init not fenced (fence.mbarrier_init) before its use: {names}"
+            if not single_thread and not barrier():
+                return f"mbarrier init not made visible by a barrier before other threads use it: {names}"
+        return None
+    if A.proxy == "generic" and B.proxy == "generic":
+        if same_thread_mapping(A, B) or single_thread or barrier():
+            return None
+        return f"generic smem accesses by different threads without a barrier: {names}"
+    if A.proxy == "generic" and B.proxy == "async":
+        if not B.is_write:           # generic write -> async read
+            fences = _between(trace, i, j, lambda e: e.op.name == "nvasync.fence_proxy_async"
+                              and e.op.attributes["space"].value in ("shared::cta", "all")
+                              and (not e.issuer or A.threads.issuer))
+            if not fences:
+                return f"generic writes read by the async proxy without fence.proxy.async: {names}"
+            k = trace.index(fences[0])
+            if not single_thread and not _between(trace, k, j, lambda e: _barrier_covers(e, A, B)):
+                return f"no barrier between the proxy fence and the async reader: {names}"
+            return None
+        if single_thread or barrier():
+            return None
+        return f"TMA load overwrites smem other threads accessed, without a barrier: {names}"
+    if A.proxy == "async" and A.is_write:            # TMA load -> use
+        if B.is_write and B.proxy == "async":
+            return None
+        load = a.op.opview
+        waits = _between(trace, i, j, lambda e: e.op.name == "nvasync.mbarrier_try_wait_parity"
+                         and _same_mbarrier(e.op.opview, load) and (not e.issuer or B.threads.issuer))
+        return None if waits else f"TMA load used without waiting on its mbarrier: {names}"
+    if A.proxy == "async" and not A.is_write and B.is_write:
+        if op_key(a.op).name == "nvasync.wgmma":
+            return None                                   # wgmma groups: fuser-flush-wgmma's rules
+        return _check_bulk_release(trace, i, j, names, A, B, single_thread)
+    return None
+
+
+def _same_mbarrier(wait, load) -> bool:
+    return (_range(wait.barriers) == _range(load.barriers)
+            and structural_key(wait.stage) == structural_key(load.stage))
+
+
+def _range(value):
+    from .smem_model import byte_range
+
+    return byte_range(value)
+
+
+def _check_bulk_release(trace, i, j, names, A, B, single_thread):
+    a = trace[i]
+    commits = _between(trace, i, j, lambda e: e.issuer and e.op.name == "nvasync.bulk_commit")
+    if not commits:
+        return f"TMA store never committed before its smem is rewritten: {names}"
+    first = trace.index(commits[0])
+    later_commits = 0
+    for e in trace[first + 1:j]:
+        if not (e.issuer and _surely(e, a, trace[j])):
+            continue
+        if e.op.name == "nvasync.bulk_commit":
+            later_commits += 1
+        elif e.op.name == "nvasync.bulk_wait" and ir.BoolAttr(e.op.attributes["read"]).value \
+                and ir.IntegerAttr(e.op.attributes["pending"]).value <= later_commits:
+            if B.proxy == "async" and B.threads.issuer:
+                return None
+            k = trace.index(e)
+            if single_thread or _between(trace, k, j, lambda x: _barrier_covers(x, A, B)):
+                return None
+            return f"the wait for the TMA store's smem reads is not followed by a barrier: {names}"
+    return f"smem rewritten before the TMA store finished reading it (no covering wait_group.read): {names}"
+
+
+def _check_exit(trace):
+    """Each TMA store's group is committed and covered by a `wait_group.read` before exit."""
+    problems = []
+    for i, a in enumerate(trace):
+        if a.access is None or a.op.name not in ("nvasync.tma_store", "nvasync.tma_reduce"):
+            continue
+        end = Event(a.op, None, (), {}, True)
+        end.steps = a.steps
+        commits, covered = None, False          # None: the store's own group is not committed yet
+        for e in trace[i + 1:]:
+            if not (e.issuer and _surely(e, a, end)):
+                continue
+            if e.op.name == "nvasync.bulk_commit":
+                commits = 0 if commits is None else commits + 1
+            elif e.op.name == "nvasync.bulk_wait" and commits is not None \
+                    and ir.BoolAttr(e.op.attributes["read"]).value is not None \
+                    and ir.IntegerAttr(e.op.attributes["pending"]).value <= commits:
+                covered = True
+                break
+        if not covered:
+            problems.append((a.op, a.op, "TMA store may still read smem at kernel exit "
+                                         f"(no covering commit + wait_group): {_name(a.op)}"))
+    return problems
