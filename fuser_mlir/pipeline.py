@@ -103,7 +103,7 @@ class PassPipeline:
 
 
 # Derive every barrier, fence and wait, then check the result independently.
-SYNC_PASSES = ["fuser-insert-syncs", "fuser-insert-proxy-fences", "fuser-verify-syncs"]
+SYNC_PASSES = ["fuser-insert-syncs", "fuser-insert-proxy-fences", "fuser-flush-wgmma", "fuser-verify-syncs"]
 
 
 def lower_to_llvm_elements(target: TargetOptions) -> list[str]:

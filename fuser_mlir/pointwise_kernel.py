@@ -15,7 +15,7 @@ the pipeline itself and stays.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, gpu, math, memref, scf, vector
+from mlir.dialects import arith, gpu, math, scf, vector
 
 from .api import DataType, FusionDefinition, Node
 from .dialects import nvasync

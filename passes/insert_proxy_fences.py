@@ -21,7 +21,7 @@ from mlir import ir
 
 from ..dialects import nvasync
 from .insert_syncs import BARRIERS, _kernels, describe, mark
-from .smem_model import accesses, op_key, record_loop_steps
+from .smem_model import accesses, record_loop_steps
 from .sync_paths import find_path
 
 FENCE = "nvasync.fence_proxy_async"

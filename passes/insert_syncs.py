@@ -52,8 +52,11 @@ def _kernels(module_op):
 
 
 def describe(op) -> str:
-    loc = str(op.location)
-    return f"{op.name}@{loc[4:-1] if loc.startswith('loc(') else loc}"
+    """`name@line:col`, how derived syncs name the accesses they serve."""
+    from fuser_mlir.diagnostics import file_location
+
+    _, line, col = file_location(op_key(op).location)
+    return f"{op_key(op).name}@{line}:{col}" if line else op_key(op).name
 
 
 def mark(op, reason: str):
@@ -87,7 +90,9 @@ def needs_barrier(a: Access, b: Access) -> bool:
         return not (same_thread_mapping(a, b) or single)
     if a.proxy == "generic" and b.proxy == "async":
         return True                  # hand smem to the issuer (RAW) or let it overwrite (WAR)
-    return a.proxy == "async" and not a.is_write and b.proxy == "generic" and b.is_write   # WAR
+    if a.proxy == "async" and not a.is_write and b.is_write:     # WAR on what the async proxy read
+        return b.proxy == "generic" or a.op.name == "nvasync.wgmma"   # TMA->TMA: the issuer's own wait
+    return False
 
 
 class _Inserter:

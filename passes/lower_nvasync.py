@@ -18,7 +18,6 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, nvvm, scf, vector
 
-from ..dialects import nvasync
 
 TENSORMAP_ARGS = "fuser.tensormap_args"
 DYNAMIC_SMEM_BYTES = "fuser.dynamic_smem_bytes"

@@ -231,3 +231,33 @@ def record_loop_steps(func) -> None:
         return ir.WalkResult.ADVANCE
 
     func.walk(visit)
+
+
+# --- wgmma accumulators --------------------------------------------------------------------------
+
+def accumulator_readers(func) -> list[tuple]:
+    """(wgmma, reader) pairs: ops other than wgmma/scf.yield that read a wgmma result, directly or
+    through the scf.for results it is carried into."""
+    pairs = []
+
+    def readers_of(value, wgmma, seen):
+        for use in value.uses:
+            user = op_key(use.owner)
+            if user.name == "nvasync.wgmma":
+                continue
+            if user.name == "scf.yield" and op_key(user.parent).name == "scf.for":
+                loop = op_key(user.parent)
+                result = loop.results[use.operand_number]
+                if hash(loop) not in seen:
+                    seen.add(hash(loop))
+                    readers_of(result, wgmma, seen)
+                continue
+            pairs.append((wgmma, user))
+
+    def visit(op):
+        if op.name == "nvasync.wgmma":
+            readers_of(op.results[0], op, set())
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return pairs

@@ -25,8 +25,10 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .smem_model import (Access, accesses, is_divergent, linear, op_key, same_thread_mapping,
-                         structural_key)
+from fuser_mlir.diagnostics import file_location
+
+from .smem_model import (Access, accesses, accumulator_readers, byte_range, is_divergent, linear, op_key,
+                         same_thread_mapping, structural_key, threads_of)
 
 BARRIER_OPS = ("nvasync.sync_threads", "nvasync.named_barrier")
 
@@ -47,8 +49,9 @@ def run(module_op, pass_) -> None:
         nonlocal failed
         if op.name == "gpu.func":
             for a, b, message in verify_function(op):
+                # One error per hazard naming both ends (a remark would trip an LLVM assertion in
+                # the bindings' error capture).
                 op_key(b).location.emit_error(f"unsynchronized hazard: {message}")
-                op_key(a).location.emit_remark("the earlier access of that hazard")
                 failed = True
             return ir.WalkResult.SKIP
         return ir.WalkResult.ADVANCE
@@ -66,6 +69,7 @@ def build_trace(func) -> list[Event]:
         by_op.setdefault(hash(op_key(acc.op)), []).append(acc)
     trace: list[Event] = []
     steps: dict = {}
+    readers = {hash(op_key(r)) for _, r in accumulator_readers(func)}
 
     def walk_block(block, guards, iterations):
         for op in block.operations:
@@ -73,6 +77,8 @@ def build_trace(func) -> list[Event]:
             issuer = _issuer(op)
             for acc in by_op.get(hash(op), []):
                 trace.append(Event(op, acc, guards, iterations, issuer))
+            if not by_op.get(hash(op)) and _reads_accumulator(op, readers):
+                trace.append(Event(op, None, guards, iterations, issuer))   # an accumulator reader
             if op.name.startswith("nvasync.") and op.name not in ("nvasync.smem_buffer", "nvasync.warp_role") \
                     and hash(op) not in by_op:
                 trace.append(Event(op, None, guards, iterations, issuer))   # a sync op
@@ -97,9 +103,11 @@ def build_trace(func) -> list[Event]:
     return trace
 
 
-def _issuer(op) -> bool:
-    from .smem_model import threads_of
+def _reads_accumulator(op, readers) -> bool:
+    return hash(op) in readers
 
+
+def _issuer(op) -> bool:
     return threads_of(op).issuer
 
 
@@ -159,6 +167,7 @@ def verify_function(func):
             if message:
                 problems.append((a.op, b.op, message))
     problems += _check_exit(trace)
+    problems += _check_wgmma(trace)
     unique, seen = [], set()
     for a, b, m in problems:
         key = (hash(op_key(a)), hash(op_key(b)), m.split(":")[0])
@@ -173,8 +182,8 @@ def _between(trace, i, j, pred):
 
 
 def _name(op) -> str:
-    loc = str(op_key(op).location)
-    return f"'{op_key(op).name}' at {loc[4:-1] if loc.startswith('loc(') else loc}"
+    _, line, col = file_location(op_key(op).location)
+    return f"'{op_key(op).name}' at {line}:{col}" if line else f"'{op_key(op).name}'"
 
 
 def _barrier_covers(e: Event, a: Access, b: Access) -> bool:
@@ -182,8 +191,6 @@ def _barrier_covers(e: Event, a: Access, b: Access) -> bool:
         return False
     if e.op.name == "nvasync.sync_threads":
         return True
-    from .smem_model import threads_of
-
     role = threads_of(e.op).role
     return role is not None and a.threads.role == role and b.threads.role == role
 
@@ -231,9 +238,69 @@ def _check_pair(trace, i, j):
         return None if waits else f"TMA load used without waiting on its mbarrier: {names}"
     if A.proxy == "async" and not A.is_write and B.is_write:
         if op_key(a.op).name == "nvasync.wgmma":
-            return None                                   # wgmma groups: fuser-flush-wgmma's rules
+            return _check_group_done(trace, i, j, names, "nvasync.wgmma_commit", "nvasync.wgmma_wait",
+                                     lambda e: not e.issuer and _barrier_covers(e, A, B))
         return _check_bulk_release(trace, i, j, names, A, B, single_thread)
     return None
+
+
+def _check_group_done(trace, i, j, names, commit_name, wait_name, then=None):
+    """A's group is committed, then a wait with pending <= later commits runs, then `then`."""
+    a, b = trace[i], trace[j]
+    commits = None
+    for k in range(i + 1, j):
+        e = trace[k]
+        if not _surely(e, a, b):
+            continue
+        if e.op.name == commit_name:
+            commits = 0 if commits is None else commits + 1
+        elif e.op.name == wait_name and commits is not None \
+                and ir.IntegerAttr(e.op.attributes["pending"]).value <= commits:
+            if then is None or _between(trace, k, j, then):
+                return None
+            return f"the wgmma wait is not followed by a barrier releasing the buffer: {names}"
+    if commits is None:
+        return f"wgmma not committed (wgmma.commit_group) before {'its result is read' if then is None else 'its operand is rewritten'}: {names}"
+    return f"no wgmma.wait_group covering the wgmma before {'its accumulator is read' if then is None else 'its operand is rewritten'}: {names}"
+
+
+def _check_wgmma(trace):
+    """Accumulator readers after a flush; a wgmma.fence opening every group."""
+    problems = []
+    func_readers = {}
+    for e in trace:
+        if e.op.name == "nvasync.wgmma" and e.access is not None:
+            func_readers.setdefault(hash(op_key(e.op)), None)
+    if not func_readers:
+        return problems
+    func = _function_of(trace[0].op)
+    pairs = {(hash(op_key(w)), hash(op_key(r))) for w, r in accumulator_readers(func)}
+    seen_fence = False
+    for i, e in enumerate(trace):
+        name = e.op.name
+        if name == "nvasync.wgmma_fence":
+            seen_fence = True
+        elif name in ("nvasync.wgmma_commit", "nvasync.wgmma_wait"):
+            seen_fence = False
+        elif name == "nvasync.wgmma" and e.access is not None and not e.access.is_write:
+            if not seen_fence:
+                problems.append((e.op, e.op, f"wgmma without a wgmma.fence opening its group: {_name(e.op)}"))
+            for j in range(i + 1, len(trace)):
+                r = trace[j]
+                if (hash(op_key(e.op)), hash(op_key(r.op))) in pairs:
+                    message = _check_group_done(trace, i, j, f"{_name(e.op)} -> {_name(r.op)}",
+                                                "nvasync.wgmma_commit", "nvasync.wgmma_wait")
+                    if message:
+                        problems.append((e.op, r.op, message))
+                    break
+    return problems
+
+
+def _function_of(op):
+    op = op_key(op)
+    while op.name != "gpu.func":
+        op = op_key(op.parent)
+    return op
 
 
 def _same_mbarrier(wait, load) -> bool:
@@ -242,8 +309,6 @@ def _same_mbarrier(wait, load) -> bool:
 
 
 def _range(value):
-    from .smem_model import byte_range
-
     return byte_range(value)
 
 

@@ -1,0 +1,99 @@
+"""fuser-flush-wgmma: the wgmma group protocol -- fence, commit, and one flush per accumulator use.
+
+Rules (nvFuser PRs #3843, #3863, #3865; ../shared/HOPPER.md):
+  * `wgmma.fence` once before each group of consecutive wgmma (a k-block), not per instruction;
+  * every wgmma is committed (`wgmma.commit_group`) once, right after its group, before any wait
+    relies on it;
+  * `wgmma.wait_group 0` ("flush") once before the first op that reads an accumulator; later
+    readers need none until another wgmma is issued.  Two independent mma chains read after both
+    are issued share one flush; chains read in between get one each.  The flush goes at the
+    outermost level: before a loop whose body reads the accumulator, not inside it;
+  * a wgmma reads its smem operands until its group completes: when anything may rewrite those
+    buffers, the warpgroup waits (`wgmma.wait_group 0`) before the barrier that releases them.
+Contract
+  in:  kernels with wgmma ops (after fuser-insert-syncs, which placed the releasing barriers).
+  out: the same kernels plus wgmma_fence / wgmma_commit / wgmma_wait ops marked `fuser.derived`.
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from ..dialects import nvasync
+from .insert_syncs import BARRIERS, _kernels, describe, mark
+from .smem_model import accesses, accumulator_readers, op_key
+
+TERMINATORS = ("scf.yield", "gpu.yield", "gpu.return")
+
+
+def run(module_op, pass_) -> None:
+    for func in _kernels(module_op):
+        readers = {hash(op_key(r)) for _, r in accumulator_readers(func)}
+        found = accesses(func)
+        operands = [a for a in found if a.op.name == "nvasync.wgmma"]
+        rewritten = any(w.is_write and w.op.name != "nvasync.wgmma" and any(w.overlaps(o) for o in operands)
+                        for w in found)
+        _Flusher(readers, rewritten).block(func.regions[0].blocks[0], unwaited=False)
+
+
+class _Flusher:
+    def __init__(self, readers, operands_rewritten):
+        self.readers = readers
+        self.operands_rewritten = operands_rewritten
+
+    def contains(self, op, predicate) -> bool:
+        found = []
+
+        def visit(inner):
+            if predicate(inner):
+                found.append(inner)
+                return ir.WalkResult.INTERRUPT
+            return ir.WalkResult.ADVANCE
+
+        op.walk(visit)
+        return bool(found)
+
+    def block(self, block, unwaited: bool) -> bool:
+        """Process `block`; returns whether wgmma groups may still be in flight at its end."""
+        ops = [op_key(o) for o in block.operations]
+        run_open = False                       # wgmma issued since the last commit
+        for index, op in enumerate(ops):
+            name = op.name
+            if name == "nvasync.wgmma":
+                previous = ops[index - 1].name if index else None
+                if not run_open and previous != "nvasync.wgmma_fence":
+                    with ir.InsertionPoint(op), op.location:
+                        mark(nvasync.WgmmaFenceOp(), f"order accumulator/operand accesses before {describe(op)}")
+                run_open = True
+                continue
+            if name == "nvasync.wgmma_fence":
+                continue
+            if run_open:
+                run_open = False
+                unwaited = True
+                if name != "nvasync.wgmma_commit":
+                    with ir.InsertionPoint(op), op.location:
+                        mark(nvasync.WgmmaCommitOp(), f"commit the wgmma group before {describe(op)}")
+            if name == "nvasync.wgmma_commit":
+                unwaited = True
+            elif name == "nvasync.wgmma_wait" and ir.IntegerAttr(op.attributes["pending"]).value == 0:
+                unwaited = False
+            elif unwaited and self.contains(op, lambda o: hash(op_key(o)) in self.readers):
+                with ir.InsertionPoint(op), op.location:
+                    mark(nvasync.WgmmaWaitOp(pending=0), f"flush wgmma before reading the accumulator: {describe(op)}")
+                unwaited = False
+            elif unwaited and name in BARRIERS and self.operands_rewritten:
+                with ir.InsertionPoint(op), op.location:
+                    mark(nvasync.WgmmaWaitOp(pending=0), "wgmma still reads its smem operands: wait before "
+                                                         f"the barrier that releases them ({describe(op)})")
+                unwaited = False
+            for region in op.regions:          # groups left in flight inside stay in flight after
+                for inner in region.blocks:
+                    if self.block(inner, False):
+                        unwaited = True
+        if run_open:
+            terminator = ops[-1] if ops and ops[-1].name in TERMINATORS else None
+            with (ir.InsertionPoint(terminator) if terminator else ir.InsertionPoint(block)), \
+                    (terminator or ops[-1]).location:
+                mark(nvasync.WgmmaCommitOp(), "commit the wgmma group at the end of its block")
+            unwaited = True
+        return unwaited
