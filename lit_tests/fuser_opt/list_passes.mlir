@@ -7,6 +7,7 @@
 // CHECK-NEXT: fuser-verify-dialects {{ *}}the checks of the fusion and nvasync ops that IRDL cannot state.
 // CHECK-NEXT: fuser-insert-syncs {{ *}}derive the barriers and bulk-group waits
 // CHECK-NEXT: fuser-insert-proxy-fences {{ *}}fence.proxy.async.shared::cta where generic smem writes feed TMA/wgmma.
+// CHECK-NEXT: fuser-flush-wgmma {{ *}}the wgmma group protocol
 // CHECK-NEXT: fuser-verify-syncs {{ *}}an independent check that every shared-memory hazard is synchronized.
 // CHECK-NEXT: fuser-lower-nvasync {{ *}}rewrite every nvasync op into NVVM
 // CHECK-NEXT: fuser-kernel-abi {{ *}}give lowered kernels the ABI the runtime launches
