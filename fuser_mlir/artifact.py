@@ -2,8 +2,8 @@
 
 An artifact is self-describing: PTX (and the cubin when ptxas was available), the entry name and
 `meta`, the launch recipe the runtime follows (parameters, block, grid rule, dynamic smem).  Keys
-hash the canonical definition, the schedule, the target and the compiler version, so the GPU
-machine, which cannot compile (no MLIR), finds what this machine built.
+hash the canonical definition, the schedule, the target and the compiler (version and a hash of
+its sources), so the GPU machine, which cannot compile (no MLIR), finds what this machine built.
 
 Disk layout: `$FUSER_MLIR_CACHE_DIR/<key>/{kernel.ptx, kernel.cubin, meta.json}` (default
 `~/.cache/fuser_mlir`).  A corrupt or incomplete entry is treated as a miss and rebuilt.
@@ -11,6 +11,7 @@ Disk layout: `$FUSER_MLIR_CACHE_DIR/<key>/{kernel.ptx, kernel.cubin, meta.json}`
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -18,6 +19,8 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+import fuser_mlir
 
 from . import __version__
 
@@ -36,8 +39,23 @@ class OfflineMiss(RuntimeError):
     pass
 
 
+@functools.lru_cache(maxsize=1)
+def compiler_fingerprint() -> str:
+    """Hash of the compiler's own sources: a changed compiler never reuses old kernels.  The GPU
+    machine installs the same sources, so it computes the same keys."""
+    import fuser_mlir.dialects
+    import fuser_mlir.passes
+
+    digest = hashlib.sha256(__version__.encode())
+    for package in (fuser_mlir, fuser_mlir.dialects, fuser_mlir.passes):
+        root = Path(package.__file__).parent
+        for path in sorted(root.glob("*.py")):
+            digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def cache_key(*parts) -> str:
-    text = json.dumps([FORMAT, __version__, *parts], sort_keys=True, default=str)
+    text = json.dumps([FORMAT, compiler_fingerprint(), *parts], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
