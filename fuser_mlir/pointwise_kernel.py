@@ -184,11 +184,13 @@ class _KernelBuilder:
         tid = gpu.thread_id(gpu.Dimension.x)
         block, grid = gpu.block_id(gpu.Dimension.x), gpu.grid_dim(gpu.Dimension.x)
         # One elected lane of warp 0 issues all TMA; the warp test is warp-uniform.
-        first_warp = arith.cmpi(arith.CmpIPredicate.ult, tid, _index(32))
-        with _if(_elected(first_warp)):
+        # The issuing thread, chosen once: bulk groups are per thread, so every TMA op, commit
+        # and wait of this kernel must run on the same lane.
+        issuer = _elected(arith.cmpi(arith.CmpIPredicate.ult, tid, _index(32)))
+        with _if(issuer):
             for stage in range(s.stages):
                 nvasync.MbarrierInitOp(self.full, _index(stage), count=1)
-        with _if(_elected(first_warp)):
+        with _if(issuer):
             for stage in range(s.stages):
                 tile = arith.addi(block, arith.muli(_index(stage), grid))
                 with _if(arith.cmpi(arith.CmpIPredicate.ult, tile, self.num_tiles)):
@@ -205,7 +207,7 @@ class _KernelBuilder:
                     tile = arith.addi(block, arith.muli(i, grid))
                     nvasync.MbarrierTryWaitParityOp(self.full, _index(stage), parity)
                     self.compute(stage, stage, tid)
-                    with _if(_elected(first_warp)):
+                    with _if(issuer):
                         self.issue_stores(stage, tile)
                         next_i = arith.addi(i, _index(s.stages))
                         with _if(arith.cmpi(arith.CmpIPredicate.ult, next_i, my_tiles)):

@@ -41,7 +41,11 @@ BARRIERS = ("nvasync.sync_threads", "nvasync.named_barrier")
 
 def run(module_op, pass_) -> None:
     for func in _kernels(module_op):
-        _Inserter(func).run()
+        try:
+            _Inserter(func).run()
+        except IssuerNotDominating as exc:
+            func.location.emit_error(str(exc))
+            pass_.signal_pass_failure()
 
 
 def _kernels(module_op):
@@ -83,8 +87,9 @@ def _role_of(op):
 
 def needs_barrier(a: Access, b: Access) -> bool:
     kinds = {a.proxy, b.proxy}
-    if "mbarrier" in kinds:
-        return a.proxy == b.proxy == "mbarrier" and a.is_write and a.threads != b.threads
+    if "mbarrier" in kinds:           # init -> use: a barrier even for the initialising thread's own
+        return (a.proxy == b.proxy == "mbarrier" and a.op.name == "nvasync.mbarrier_init"
+                and b.op.name != "nvasync.mbarrier_init")     # uses (CUTLASS's convention; racecheck)
     if a.proxy == "generic" and b.proxy == "generic":
         single = a.threads == b.threads and a.threads.issuer
         return not (same_thread_mapping(a, b) or single)
@@ -195,7 +200,9 @@ class _Inserter:
         if path is None:
             return
         ops = path.ops
-        commit_at = next((i for i, p in enumerate(ops) if p.op.name == "nvasync.bulk_commit" and p.issuer), None)
+        issuer = store.threads.issuer         # bulk groups are per thread: count only its own
+        commit_at = next((i for i, p in enumerate(ops) if p.op.name == "nvasync.bulk_commit"
+                          and p.issuer == issuer), None)
         if writer.proxy == "generic":
             releases = [i for i, p in enumerate(ops) if p.op.name in BARRIERS and not p.issuer]
             if not releases or commit_at is None:
@@ -205,9 +212,9 @@ class _Inserter:
             release = len(ops)  # an async overwrite by the issuer itself: wait right before it
         commits = 0           # groups the issuer surely commits after the store's own
         for p in ops[commit_at + 1:release]:
-            if p.issuer and p.op.name == "nvasync.bulk_commit":
+            if p.issuer == issuer and p.op.name == "nvasync.bulk_commit":
                 commits += 1
-            elif p.issuer and p.op.name == "nvasync.bulk_wait" and ir.BoolAttr(p.op.attributes["read"]).value \
+            elif p.issuer == issuer and p.op.name == "nvasync.bulk_wait" and ir.BoolAttr(p.op.attributes["read"]).value \
                     and ir.IntegerAttr(p.op.attributes["pending"]).value <= commits:
                 return        # an existing wait already covers the store
         pending = commits
@@ -234,8 +241,7 @@ class _Inserter:
                                                                   min(current, pending))
                     return
         with ir.InsertionPoint(before), before.location:
-            cond = clone_issuer_condition(store)
-            branch = mark(scf.IfOp(cond), reason)
+            branch = mark(scf.IfOp(issuer_condition(store, before)), reason)
             with ir.InsertionPoint(branch.then_block):
                 mark(nvasync.BulkWaitOp(pending=pending, read=True), reason)
                 scf.YieldOp([])
@@ -263,24 +269,26 @@ def _block_of(op):
     return block_of(op_key(op))
 
 
-def clone_issuer_condition(store):
-    """Re-create, at the insertion point, the guard that selects the thread which issued `store`
-    (elect.sync picks the same lane of a converged warp every time)."""
-    from .smem_model import _elect_guard, parent_ops
+class IssuerNotDominating(Exception):
+    pass
+
+
+def issuer_condition(store, before):
+    """The guard selecting the thread that issued `store`, usable before `before`.  It must be
+    the same SSA value (a second elect_one may elect another lane, and bulk groups are per
+    thread), so it has to dominate: schedulers compute the issuer predicate once, up front."""
+    from .smem_model import elect_op, parent_ops
+    from .sync_paths import chain
 
     for parent in parent_ops(store):
-        if parent.name == "scf.if" and _elect_guard(parent.operands[0]):
-            return _clone(parent.operands[0])
-    raise ValueError(f"{describe(store)} is not under an elect_one guard")
-
-
-def _clone(value):
-    if isinstance(value, ir.BlockArgument):
-        return value
-    owner = op_key(value.owner)
-    if not owner.name.startswith(("arith.", "gpu.", "nvasync.elect_one")):
-        return value
-    operands = [_clone(v) for v in owner.operands]
-    clone = ir.Operation.create(owner.name, results=[r.type for r in owner.results], operands=operands,
-                                attributes={a.name: a.attr for a in named_attributes(owner)})
-    return clone.results[value.result_number]
+        if parent.name == "scf.if" and elect_op(parent.operands[0]) is not None:
+            cond = parent.operands[0]
+            defining = op_key(cond.owner)
+            for block, inner in chain(before):
+                ops = _siblings(inner)
+                if any(o == defining for o in ops) and ops.index(defining) < ops.index(op_key(inner)):
+                    return cond
+            raise IssuerNotDominating(
+                f"{describe(store)}: its issue predicate does not dominate {describe(before)}, where "
+                "the issuing thread must wait for its bulk group: compute the predicate once, up front")
+    raise IssuerNotDominating(f"{describe(store)} is not under an elect_one guard")

@@ -35,7 +35,7 @@ UNBOUNDED = 1 << 62
 @dataclass(frozen=True)
 class Threads:
     role: tuple[int, int] | None      # (first_warp, num_warps); None: every warp of the CTA
-    issuer: bool = False              # one elected lane of the role
+    issuer: int | None = None         # one elected lane: the elect_one op selecting it (its hash)
     subset: bool = False              # some other divergent subset
 
     def describe(self) -> str:
@@ -102,29 +102,35 @@ def is_divergent(value, _seen=None) -> bool:
     return any(is_divergent(v, seen) for v in owner.operands)
 
 
-def _elect_guard(value) -> bool:
-    """True when `value` is an elect_one result, possibly and-ed with uniform/warp tests."""
+def elect_op(value):
+    """The elect_one op behind `value` (an elect result, possibly and-ed with warp tests), or None.
+    Guards from one elect_one select one thread; two elect_one ops may elect different lanes."""
     if isinstance(value, ir.BlockArgument):
-        return False
+        return None
     owner = op_key(value.owner)
     if owner.name == "nvasync.elect_one":
-        return True
+        return owner
     if owner.name == "arith.andi":
-        return any(_elect_guard(v) for v in owner.operands)
-    return False
+        return next((e for e in map(elect_op, owner.operands) if e is not None), None)
+    return None
+
+
+def _elect_guard(value) -> bool:
+    return elect_op(value) is not None
 
 
 def threads_of(op) -> Threads:
-    role, issuer, subset = None, False, False
+    role, issuer, subset = None, None, False
     for parent in parent_ops(op):
         if parent.name == "nvasync.warp_role" and role is None:
             role = (parent.attributes["first_warp"].value, parent.attributes["num_warps"].value)
         elif parent.name == "scf.if" and is_divergent(parent.operands[0]):
-            if _elect_guard(parent.operands[0]):
-                issuer = True
+            elected = elect_op(parent.operands[0])
+            if elected is not None:
+                issuer = hash(elected)
             else:
                 subset = True
-    return Threads(role, issuer, subset and not issuer)
+    return Threads(role, issuer, subset and issuer is None)
 
 
 def named_attributes(op):

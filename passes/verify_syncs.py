@@ -107,7 +107,7 @@ def _reads_accumulator(op, readers) -> bool:
     return hash(op) in readers
 
 
-def _issuer(op) -> bool:
+def _issuer(op):
     return threads_of(op).issuer
 
 
@@ -208,8 +208,8 @@ def _check_pair(trace, i, j):
             fences = _between(trace, i, j, lambda e: e.op.name == "nvasync.fence_mbarrier_init")
             if not fences:
                 return f"mbarrier init not fenced (fence.mbarrier_init) before its use: {names}"
-            if not single_thread and not barrier():
-                return f"mbarrier init not made visible by a barrier before other threads use it: {names}"
+            if not barrier():
+                return f"mbarrier init not followed by a barrier before its use: {names}"
         return None
     if A.proxy == "generic" and B.proxy == "generic":
         if same_thread_mapping(A, B) or single_thread or barrier():
@@ -314,13 +314,14 @@ def _range(value):
 
 def _check_bulk_release(trace, i, j, names, A, B, single_thread):
     a = trace[i]
-    commits = _between(trace, i, j, lambda e: e.issuer and e.op.name == "nvasync.bulk_commit")
+    issuer = A.threads.issuer               # bulk groups are per thread
+    commits = _between(trace, i, j, lambda e: e.issuer == issuer and e.op.name == "nvasync.bulk_commit")
     if not commits:
         return f"TMA store never committed before its smem is rewritten: {names}"
     first = trace.index(commits[0])
     later_commits = 0
     for e in trace[first + 1:j]:
-        if not (e.issuer and _surely(e, a, trace[j])):
+        if not (e.issuer == issuer and _surely(e, a, trace[j])):
             continue
         if e.op.name == "nvasync.bulk_commit":
             later_commits += 1
@@ -345,7 +346,7 @@ def _check_exit(trace):
         end.steps = a.steps
         commits, covered = None, False          # None: the store's own group is not committed yet
         for e in trace[i + 1:]:
-            if not (e.issuer and _surely(e, a, end)):
+            if not (e.issuer == a.access.threads.issuer and _surely(e, a, end)):
                 continue
             if e.op.name == "nvasync.bulk_commit":
                 commits = 0 if commits is None else commits + 1
