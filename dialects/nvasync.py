@@ -80,6 +80,10 @@ OPS = [
         semantics=_SYNC, ptx="mbarrier.try_wait.parity.shared.b64 (in a retry loop)"),
     _op("mbarrier_inval", "Invalidate `barriers[stage]` before its memory is reused.",
         operands=_BARRIER, semantics=_SYNC, ptx="mbarrier.inval.shared.b64"),
+    _op("release_flag", "Signal other CTAs (a semaphore release): atomically add `value` to the i32 "
+        "at global address `flag`, with release semantics at GPU scope.",
+        operands=[Operand("flag", "ptr"), Operand("value", "i32")],
+        semantics=Semantics(), ptx="red.release.gpu.global.add.s32"),
     _op("fence_proxy_async", "Order generic-proxy accesses before async-proxy ones "
         "(space: shared::cta | shared::cluster | global | all).",
         attrs=[Attr("space", "str", "shared::cta")],

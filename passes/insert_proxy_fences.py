@@ -22,13 +22,14 @@ from mlir import ir
 from ..dialects import nvasync
 from .insert_syncs import BARRIERS, _kernels, describe, mark
 from .smem_model import accesses, record_loop_steps
-from .sync_paths import find_path
+from .sync_paths import find_path, invalidate
 
 FENCE = "nvasync.fence_proxy_async"
 
 
 def run(module_op, pass_) -> None:
     for func in _kernels(module_op):
+        invalidate()
         record_loop_steps(func)
         found = accesses(func)
         for a in found:

@@ -13,6 +13,9 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
     group after the store and waits `cp.async.bulk.wait_group.read N` *before* the barrier that
     releases the writers (the last barrier on the path), N = bulk groups it surely commits in
     between (multi-buffered stores keep N in flight).  Before kernel exit: `wait_group.read 0`.
+  * TMA store/reduce -> semaphore release (`nvasync.release_flag`): the issuer waits
+    `cp.async.bulk.wait_group 0` *without* `.read` (which covers only the smem source) right
+    before releasing, so other CTAs that acquire see the global writes (Triton PR #10415).
   * mbarrier init -> any use: `fence.mbarrier_init` after the initialising thread's last init, and
     a barrier before other threads use it.
   * TMA load -> use of its destination: ordered by the mbarrier wait the pipeline already has
@@ -29,11 +32,13 @@ Contract
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mlir import ir
 
 from ..dialects import nvasync
-from .smem_model import Access, accesses, named_attributes, op_key, record_loop_steps, same_thread_mapping
-from .sync_paths import find_path, insertion_point
+from .smem_model import Access, accesses, named_attributes, op_key, record_loop_steps, same_thread_mapping, threads_of
+from .sync_paths import find_path, insertion_point, invalidate
 
 DERIVED = "fuser.derived"
 BARRIERS = ("nvasync.sync_threads", "nvasync.named_barrier")
@@ -64,11 +69,13 @@ def describe(op) -> str:
 
 
 def mark(op, reason: str):
+    """Tag an inserted sync with the hazard it serves (and drop cached layout: the IR changed)."""
     op.operation.attributes[DERIVED] = ir.StringAttr.get(reason)
+    invalidate()
     return op
 
 
-def barrier_covers(barrier, a: Access, b: Access) -> bool:
+def barrier_covers(barrier, a, b) -> bool:
     """Does this barrier op order A's threads before B's?"""
     if barrier.name == "nvasync.sync_threads":
         return True
@@ -85,7 +92,39 @@ def _role_of(op):
     return None
 
 
-def needs_barrier(a: Access, b: Access) -> bool:
+@dataclass(frozen=True)
+class Group:
+    """Consecutive async accesses of one kind by one thread set in one block (the TMA boxes of a
+    pipeline stage, say): one hazard end instead of one per op.  `op` is the first, `last` the
+    last op; a path leaves from `last` and arrives at `op`."""
+    op: object
+    last: object
+    ranges: tuple
+    is_write: bool
+    proxy: str
+    threads: object
+    mapping: object = None
+
+    def overlaps(self, other: "Group") -> bool:
+        return any(s < e2 and s2 < e for s, e in self.ranges for s2, e2 in other.ranges)
+
+
+def grouped(found: list[Access]) -> list[Group]:
+    groups: list[Group] = []
+    for acc in found:
+        prev = groups[-1] if groups else None
+        if (prev is not None and acc.proxy == prev.proxy == "async" and acc.is_write == prev.is_write
+                and acc.threads == prev.threads and op_key(acc.op).parent == op_key(prev.last).parent
+                and acc.op.name == prev.op.name):
+            groups[-1] = Group(prev.op, acc.op, prev.ranges + ((acc.start, acc.end),), acc.is_write,
+                               acc.proxy, acc.threads)
+        else:
+            groups.append(Group(acc.op, acc.op, ((acc.start, acc.end),), acc.is_write, acc.proxy,
+                                acc.threads, acc.mapping))
+    return groups
+
+
+def needs_barrier(a, b) -> bool:
     kinds = {a.proxy, b.proxy}
     if "mbarrier" in kinds:           # init -> use: a barrier even for the initialising thread's own
         return (a.proxy == b.proxy == "mbarrier" and a.op.name == "nvasync.mbarrier_init"
@@ -103,6 +142,7 @@ def needs_barrier(a: Access, b: Access) -> bool:
 class _Inserter:
     def __init__(self, func):
         self.func = func
+        invalidate()
         record_loop_steps(func)
 
     def run(self):
@@ -112,11 +152,11 @@ class _Inserter:
 
     # --- barriers --------------------------------------------------------------------------------
     def hazards(self):
-        found = accesses(self.func)
+        found = grouped(accesses(self.func))
         pairs = []
         for a in found:
             for b in found:
-                if (a.is_write or b.is_write) and a.overlaps(b) and op_key(a.op) != op_key(b.op):
+                if (a.is_write or b.is_write) and a.overlaps(b) and a is not b:
                     pairs.append((a, b))
         return pairs
 
@@ -131,10 +171,10 @@ class _Inserter:
         # Forward hazards first, then loop-carried ones (whose paths usually cross the barriers
         # placed for the former), each in program order of B: one barrier serves many hazards.
         pairs = [(a, b) for a, b in self.hazards() if needs_barrier(a, b)]
-        pairs.sort(key=lambda p: (order[hash(p[0].op)] > order[hash(p[1].op)],
-                                  order[hash(p[1].op)], -order[hash(p[0].op)]))
+        pairs.sort(key=lambda p: (order[hash(p[0].last)] > order[hash(p[1].op)],
+                                  order[hash(p[1].op)], -order[hash(p[0].last)]))
         for a, b in pairs:
-            path = find_path(a.op, b.op)
+            path = find_path(a.last, b.op)
             if path is None or any(p.op.name in BARRIERS and not p.issuer and barrier_covers(p.op, a, b)
                                    for p in path.ops):
                 continue
@@ -151,22 +191,25 @@ class _Inserter:
 
     # --- mbarrier initialisation -------------------------------------------------------------------
     def place_mbarrier_init_fences(self):
-        inits = [a.op for a in accesses(self.func) if a.op.name == "nvasync.mbarrier_init"]
-        done = set()
-        for init in inits:
-            block_ops = _siblings(init)
-            last = max(i for i, o in enumerate(block_ops) if o.name == "nvasync.mbarrier_init")
-            key = hash(block_ops[last])
-            if key in done:
-                continue
-            done.add(key)
-            following = block_ops[last + 1] if last + 1 < len(block_ops) else None
-            if following is not None and following.name == "nvasync.fence_mbarrier_init":
-                continue
-            with ir.InsertionPoint(following) if following is not None else \
-                    ir.InsertionPoint(_block_of(block_ops[last])), block_ops[last].location:
-                mark(nvasync.FenceMbarrierInitOp(), f"mbarrier init visible to the async proxy: "
-                                                    f"{describe(block_ops[last])}")
+        """One fence.mbarrier_init per initialising thread, after its last init before any use."""
+        mbarrier_ops = [a.op for a in accesses(self.func) if a.proxy == "mbarrier"]
+        pending = {}                      # issuer -> last init not yet fenced
+        for op in mbarrier_ops:
+            who = threads_of(op)
+            if op.name == "nvasync.mbarrier_init":
+                pending[who] = op
+            elif pending:
+                for init in pending.values():
+                    self.fence_after(init)
+                pending.clear()
+
+    def fence_after(self, init):
+        ops = _siblings(init)
+        following = ops[ops.index(op_key(init)) + 1]
+        if following.name == "nvasync.fence_mbarrier_init":
+            return
+        with ir.InsertionPoint(following), init.location:
+            mark(nvasync.FenceMbarrierInitOp(), f"mbarrier init visible to the async proxy: {describe(init)}")
 
     # --- bulk groups -----------------------------------------------------------------------------
     def place_bulk_waits(self):
@@ -178,8 +221,27 @@ class _Inserter:
             for later in found:
                 if later.is_write and later.overlaps(store) and op_key(later.op) != op_key(store.op):
                     self.wait_before_release(store, later)
+        self.complete_before_release(stores)
         if stores:
             self.wait_at_exit(stores)
+
+    def complete_before_release(self, stores):
+        """TMA store/reduce -> semaphore release: the issuer waits for the writes themselves
+        (`wait_group 0` without `.read`, which covers only the smem source) before it releases."""
+        releases = []
+        self.func.walk(lambda op: releases.append(op) or ir.WalkResult.ADVANCE
+                       if op.name == "nvasync.release_flag" else ir.WalkResult.ADVANCE)
+        for release in releases:
+            covered = [s for s in stores if find_path(s.op, release) is not None]
+            if not covered:
+                continue
+            path = find_path(covered[-1].op, release)
+            if any(p.op.name == "nvasync.bulk_wait" and not ir.BoolAttr(p.op.attributes["read"]).value
+                   and ir.IntegerAttr(p.op.attributes["pending"]).value == 0 for p in path.ops):
+                continue
+            with ir.InsertionPoint(release), release.location:
+                mark(nvasync.BulkWaitOp(pending=0, read=False),
+                     f"global writes of {describe(covered[-1].op)} complete before {describe(release)}")
 
     def ensure_commit(self, store):
         ops = _siblings(store)
@@ -247,16 +309,28 @@ class _Inserter:
                 scf.YieldOp([])
 
     def wait_at_exit(self, stores):
+        """Smem must outlive the TMA stores reading it: a covering wait before the kernel returns,
+        unless one already runs on every path (e.g. the no-.read wait before a release)."""
         entry = self.func.regions[0].blocks[0]
         ret = [op_key(o) for o in entry.operations][-1]
-        ops = _siblings(ret)
-        previous = ops[-2] if len(ops) > 1 else None
-        if previous is not None and previous.name == "scf.if" and any(
-                o.name == "nvasync.bulk_wait" and ir.IntegerAttr(o.attributes["pending"]).value == 0
-                for o in previous.regions[0].blocks[0].operations):
+        if all(self.waited_before(store, ret) for store in stores):
             return
         self.issuer_wait(ret, 0, "TMA stores read smem until their group completes: wait before exit",
                          stores[-1].op)
+
+    @staticmethod
+    def waited_before(store, end) -> bool:
+        path = find_path(store.op, end)
+        commits = None
+        for p in path.ops if path else []:
+            if p.issuer != store.threads.issuer:
+                continue
+            if p.op.name == "nvasync.bulk_commit":
+                commits = 0 if commits is None else commits + 1
+            elif p.op.name == "nvasync.bulk_wait" and commits is not None \
+                    and ir.IntegerAttr(p.op.attributes["pending"]).value <= commits:
+                return True
+        return False
 
 
 def _siblings(op):

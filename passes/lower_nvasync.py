@@ -202,6 +202,10 @@ class _FunctionLowering:
     def _mbarrier_inval(self, view):
         nvvm.MBarrierInvalOp(self.smem_pointer(view.barriers, view.stage))
 
+    def _release_flag(self, view):
+        llvm.inline_asm(None, [view.flag, view.value], "red.release.gpu.global.add.s32 [$0], $1;",
+                        "l,r", has_side_effects=True)
+
     # --- fences and barriers --------------------------------------------------------------------
     def _fence_proxy_async(self, view):
         kind, space = {

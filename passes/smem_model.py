@@ -62,6 +62,15 @@ def op_key(op):
     return op.operation if hasattr(op, "operation") else op
 
 
+def block_key(block) -> tuple:
+    """A stable identity for a block: Block handles hash by object identity, not by the block."""
+    owner = op_key(block.owner)
+    for index, region in enumerate(owner.regions):
+        if any(b == block for b in region.blocks):
+            return (hash(owner), index)
+    raise ValueError("block not found in its owner")
+
+
 def byte_range(value) -> tuple[int, int]:
     owner = op_key(value.owner)
     if isinstance(owner, ir.Operation) and owner.name == "nvasync.smem_buffer":
@@ -88,18 +97,23 @@ def parent_ops(op):
     return chain
 
 
-def is_divergent(value, _seen=None) -> bool:
-    seen = _seen if _seen is not None else set()
+_divergent: dict[int, bool] = {}    # op hash -> result divergence; cleared by `reset_memo`
+
+
+def reset_memo() -> None:
+    """Forget memoized facts (op hashes are pointers: call at the start of every pass run)."""
+    _divergent.clear()
+
+
+def is_divergent(value) -> bool:
     if isinstance(value, ir.BlockArgument):
         return False                   # kernel args and loop IVs are uniform
     owner = op_key(value.owner)
-    if owner.name in THREAD_SOURCES:
-        return True
     key = hash(owner)
-    if key in seen:
-        return False
-    seen.add(key)
-    return any(is_divergent(v, seen) for v in owner.operands)
+    if key not in _divergent:
+        _divergent[key] = False        # (SSA is acyclic outside block arguments)
+        _divergent[key] = owner.name in THREAD_SOURCES or any(is_divergent(v) for v in owner.operands)
+    return _divergent[key]
 
 
 def elect_op(value):
@@ -142,7 +156,7 @@ def named_attributes(op):
 def structural_key(value, depth=0):
     """Equal keys: the values are computed the same way from the same inputs."""
     if isinstance(value, ir.BlockArgument):
-        return ("arg", hash(value.owner), value.arg_number)
+        return ("arg", block_key(value.owner), value.arg_number)
     owner = op_key(value.owner)
     if depth > 12 or not (owner.name.startswith(("arith.", "gpu.", "index.")) and len(owner.regions) == 0):
         return ("value", hash(owner), value.result_number if hasattr(value, "result_number") else 0)
@@ -162,7 +176,9 @@ def accesses(func) -> list[Access]:
                 indices = list(op.operands)[first_index:]
                 mapping = None
                 if any(is_divergent(i) for i in indices):
-                    mapping = (byte_range(buffer), tuple(structural_key(i) for i in indices))
+                    # what one thread touches: where (indices) and how much (the accessed type)
+                    accessed = op.results[0].type if not is_write else op.operands[0].type
+                    mapping = (byte_range(buffer), tuple(structural_key(i) for i in indices), str(accessed))
                 found.append(Access(op, *byte_range(buffer), is_write, "generic", threads_of(op), mapping))
         if name in MBARRIER_OPS:
             view = op.opview
@@ -197,7 +213,7 @@ def linear(value):
     """(iv key, coeff, const) when `value` = iv * coeff + const on an scf.for IV, or (None, 0, c)."""
     if isinstance(value, ir.BlockArgument):
         if op_key(value.owner.owner).name == "scf.for" and value.arg_number == 0:
-            return (hash(value.owner), 1, 0)
+            return (block_key(value.owner), 1, 0)
         return None
     owner = op_key(value.owner)
     if owner.name == "arith.constant":
@@ -221,7 +237,7 @@ def linear(value):
 
 
 def loop_step(iv_key) -> int | None:
-    """The constant step of the scf.for whose body block has id `iv_key`."""
+    """The constant step of the scf.for whose body block has key `iv_key` (see `block_key`)."""
     return _steps.get(iv_key)
 
 
@@ -233,7 +249,7 @@ def record_loop_steps(func) -> None:
         if op.name == "scf.for":
             step = linear(op.operands[2])
             if step is not None and step[0] is None:
-                _steps[hash(op.regions[0].blocks[0])] = step[2]
+                _steps[block_key(op.regions[0].blocks[0])] = step[2]
         return ir.WalkResult.ADVANCE
 
     func.walk(visit)

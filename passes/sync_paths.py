@@ -17,31 +17,52 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .smem_model import is_divergent, linear, loop_step, op_key, threads_of
+from .smem_model import is_divergent, linear, loop_step, op_key, reset_memo, threads_of
+
+
+# Memoized per pass step: the chain of enclosing blocks and the thread set of an op (paths are
+# asked for many access pairs).  Keys are op hashes; `invalidate` clears the memo whenever the IR
+# changes and at the start of every pass run.
+_cache: dict = {}
+
+
+def invalidate() -> None:
+    _cache.clear()
+    reset_memo()
 
 
 def _block_ops(block):
     return [op_key(o) for o in block.operations]
 
 
-def chain(op):
-    """[(block, op-in-block)] from op's own block up to the function's entry block."""
-    out = []
-    current = op_key(op)
-    while current.name != "gpu.func":
-        out.append((_block_of(current), current))
-        current = current.parent
-    return out
-
-
 def _block_of(op):
     """The block holding `op` (single-block regions, as structured kernel IR has)."""
-    parent = op.parent
-    for region in parent.regions:
+    op = op_key(op)
+    for region in op.parent.regions:
         for block in region.blocks:
             if any(o == op for o in block.operations):
                 return block
     raise ValueError(f"{op.name} not found in its parent")
+
+
+def _threads(op):
+    key = ("threads", hash(op))
+    if key not in _cache:
+        _cache[key] = threads_of(op)
+    return _cache[key]
+
+
+def chain(op):
+    """[(block, op-in-block)] from op's own block up to the function's entry block."""
+    key = ("chain", hash(op_key(op)))
+    if key not in _cache:
+        out = []
+        current = op_key(op)
+        while current.name != "gpu.func":
+            out.append((_block_of(current), current))
+            current = op_key(current.parent)
+        _cache[key] = out
+    return _cache[key]
 
 
 @dataclass
@@ -112,7 +133,7 @@ def _span(ops, after_backedge, ga, gb, db):
     out = []
     offset = 1 if after_backedge else 0
     for op in ops:
-        out.append(PathOp(op, threads_of(op).issuer, after_backedge))
+        out.append(PathOp(op, _threads(op).issuer, after_backedge))
         if op.name == "scf.if" and len(op.regions[0].blocks):
             cond = op.operands[0]
             then_ops = _block_ops(op.regions[0].blocks[0])

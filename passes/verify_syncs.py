@@ -12,7 +12,8 @@ run on the issuing thread only.
 Rules checked (../shared/HOPPER.md): generic<->generic by other threads: a barrier over both;
 generic write -> async read: a `fence.proxy.async` (shared::cta) in the writers, then a barrier;
 generic access -> TMA load overwrite: a barrier; TMA store/reduce -> later write: the issuer's
-commit, `wait_group.read N` covering it, then a barrier; TMA load -> use: an mbarrier wait on
+commit, `wait_group.read N` covering it, then a barrier; TMA store/reduce -> semaphore release:
+`wait_group N` *without* .read covering it, on the releasing thread; TMA load -> use: an mbarrier wait on
 the load's barrier and stage; mbarrier init -> use: `fence.mbarrier_init` and, for other
 threads, a barrier; TMA stores -> kernel exit: a covering `wait_group.read`.
 
@@ -27,7 +28,7 @@ from mlir import ir
 
 from fuser_mlir.diagnostics import file_location
 
-from .smem_model import (Access, accesses, accumulator_readers, byte_range, is_divergent, linear, op_key,
+from .smem_model import (Access, accesses, accumulator_readers, block_key, byte_range, is_divergent, linear, op_key, reset_memo,
                          same_thread_mapping, structural_key, threads_of)
 
 BARRIER_OPS = ("nvasync.sync_threads", "nvasync.named_barrier")
@@ -43,6 +44,7 @@ class Event:
 
 
 def run(module_op, pass_) -> None:
+    reset_memo()
     failed = False
 
     def visit(op):
@@ -85,9 +87,10 @@ def build_trace(func) -> list[Event]:
             if op.name == "scf.for":
                 body = op.regions[0].blocks[0]
                 step = linear(op.operands[2])
-                steps[hash(body)] = step[2] if step and step[0] is None else None
+                key = block_key(body)
+                steps[key] = step[2] if step and step[0] is None else None
                 for k in (0, 1):
-                    walk_block(body, guards + (("loop", hash(body), k),), {**iterations, hash(body): k})
+                    walk_block(body, guards + (("loop", key, k),), {**iterations, key: k})
             elif op.name == "scf.if":
                 cond = op.operands[0]
                 guard = () if is_divergent(cond) else (("if", hash(op), _instance(cond, iterations)),)
@@ -152,6 +155,7 @@ def _surely(e: Event, a: Event, b: Event) -> bool:
 # --- the rules ------------------------------------------------------------------------------------
 
 def verify_function(func):
+    reset_memo()
     trace = build_trace(func)
     problems = []
     for i, a in enumerate(trace):
@@ -167,6 +171,7 @@ def verify_function(func):
             if message:
                 problems.append((a.op, b.op, message))
     problems += _check_exit(trace)
+    problems += _check_releases(trace)
     problems += _check_wgmma(trace)
     unique, seen = [], set()
     for a, b, m in problems:
@@ -334,6 +339,34 @@ def _check_bulk_release(trace, i, j, names, A, B, single_thread):
                 return None
             return f"the wait for the TMA store's smem reads is not followed by a barrier: {names}"
     return f"smem rewritten before the TMA store finished reading it (no covering wait_group.read): {names}"
+
+
+def _check_releases(trace):
+    """TMA store/reduce -> semaphore release: a `wait_group` without .read covering the store runs
+    on the releasing thread in between."""
+    problems = []
+    for j, r in enumerate(trace):
+        if r.op.name != "nvasync.release_flag":
+            continue
+        for i in range(j):
+            a = trace[i]
+            if a.access is None or a.op.name not in ("nvasync.tma_store", "nvasync.tma_reduce"):
+                continue
+            commits = None
+            covered = False
+            for e in trace[i + 1:j]:
+                if not (e.issuer == a.access.threads.issuer and _surely(e, a, r)):
+                    continue
+                if e.op.name == "nvasync.bulk_commit":
+                    commits = 0 if commits is None else commits + 1
+                elif e.op.name == "nvasync.bulk_wait" and commits is not None \
+                        and not ir.BoolAttr(e.op.attributes["read"]).value \
+                        and ir.IntegerAttr(e.op.attributes["pending"]).value <= commits:
+                    covered = True
+            if not covered or r.issuer != a.access.threads.issuer:
+                problems.append((a.op, r.op, "semaphore released before the TMA store's global writes "
+                                             f"completed (needs wait_group without .read): {_name(a.op)} -> {_name(r.op)}"))
+    return problems
 
 
 def _check_exit(trace):
