@@ -20,8 +20,6 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import fuser_mlir
-
 from . import __version__
 
 FORMAT = 1

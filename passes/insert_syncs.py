@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..dialects import nvasync
-from .smem_model import Access, accesses, named_attributes, op_key, record_loop_steps, same_thread_mapping, threads_of
+from .smem_model import Access, accesses, op_key, record_loop_steps, same_thread_mapping, threads_of
 from .sync_paths import find_path, insertion_point, invalidate
 
 DERIVED = "fuser.derived"
