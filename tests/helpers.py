@@ -1,7 +1,7 @@
 """Small builders shared by the tests."""
 KERNEL = """module attributes {gpu.container_module} {
   gpu.module @kernels {
-    gpu.func @k(%desc: !llvm.ptr, %n: i32) kernel attributes {gpu.known_block_size = array<i32: 384, 1, 1>} {
+    gpu.func @k(%desc: !llvm.ptr, %n: i32, %flag: !llvm.ptr) kernel attributes {gpu.known_block_size = array<i32: 384, 1, 1>} {
       gpu.return
     }
   }

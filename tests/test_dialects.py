@@ -45,7 +45,7 @@ def build_every_nvasync_op():
     from mlir.dialects import arith, scf
 
     module, ip, block = kernel_module()
-    desc, n = block.arguments
+    desc, n, flag = block.arguments
     i64, bf16, f32 = ir.IntegerType.get_signless(64), ir.BF16Type.get(), ir.F32Type.get()
     with ip:
         bars = nvasync.SmemBufferOp(smem_type([2], i64), offset=0).buffer
@@ -69,6 +69,8 @@ def build_every_nvasync_op():
         nvasync.TmaStoreOp(desc, tile, [n, zero])
         nvasync.TmaReduceOp(desc, tile, [n, zero], kind="max")
         nvasync.BulkCommitOp()
+        nvasync.BulkWaitOp(pending=0, read=False)
+        nvasync.ReleaseFlagOp(flag, arith.constant(ir.IntegerType.get_signless(32), 1))
         nvasync.BulkWaitOp(pending=0, read=True)
         role = nvasync.WarpRoleOp(first_warp=4, num_warps=4)
         with ir.InsertionPoint(role.body.blocks.append()):
@@ -94,6 +96,7 @@ def test_builders_cover_every_nvasync_op_and_lower_to_ptx(ctx):
     assert isinstance(first.opview, nvasync.SmemBufferOp) and first.opview.offset == 0
     ptx = compile_to_ptx(module)["kernels"]
     for instruction in ("cp.reduce.async.bulk.tensor.2d.global.shared::cta.max", "elect.sync",
+                        "red.release.gpu.global.add.s32",
                         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "setmaxnreg.inc"):
         assert instruction in ptx
     assert len(assemble(ptx).cubin) > 0
