@@ -19,7 +19,10 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
   * mbarrier init -> any use: `fence.mbarrier_init` after the initialising thread's last init, and
     a barrier before other threads use it.
   * TMA load -> use of its destination: ordered by the mbarrier wait the pipeline already has
-    (its parity is the pipeline's business); fuser-verify-syncs reports a missing one.
+    (its parity is the pipeline's business); fuser-verify-syncs reports a missing one.  A
+    standalone load (its mbarrier never initialised, not in a loop) gets the single-use protocol:
+    init (count 1) by the issuer, `arrive.expect_tx` with the bytes of all its boxes, and a
+    parity-0 wait before the first use of the data.
 Placement: each sync goes at the latest point on the path before B in the outermost loop level
 that covers the hazard (never inside a loop that only B is in, never under a divergent branch);
 hazards are handled in program order of B so one barrier covers every hazard it can.
@@ -35,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
+from mlir.dialects import scf
 
 from ..dialects import nvasync
 from .smem_model import Access, accesses, op_key, record_loop_steps, same_thread_mapping, threads_of
@@ -146,9 +150,62 @@ class _Inserter:
         record_loop_steps(func)
 
     def run(self):
+        self.complete_standalone_loads()
         self.place_barriers()
         self.place_mbarrier_init_fences()
         self.place_bulk_waits()
+
+    # --- standalone TMA loads --------------------------------------------------------------------
+    def complete_standalone_loads(self):
+        """A TMA load whose mbarrier nobody initialises gets the whole single-use protocol: init
+        (count 1, by the issuer, before the load), arrive.expect_tx with the bytes of every box
+        loaded on that mbarrier, and a parity-0 wait before the first access of the data.  Loads
+        inside loops need a pipeline's phases: their protocol must already be in the IR."""
+        found = accesses(self.func)
+        inits = {(a.start, a.end) for a in found if a.op.name == "nvasync.mbarrier_init"}
+        loads = [a for a in found if a.op.name == "nvasync.tma_load" and a.proxy == "mbarrier"
+                 and (a.start, a.end) not in inits]
+        groups: dict = {}
+        for load in loads:
+            groups.setdefault((load.start, load.end), []).append(load)
+        for (start, end), group in groups.items():
+            first = group[0].op
+            if any(p.name == "scf.for" for p in _parents(first)):
+                first.location.emit_error("this TMA load's mbarrier is never initialised and the load "
+                                          "is in a loop: a pipelined load needs its mbarrier protocol "
+                                          "(init, expect-tx, parity waits) in the IR")
+                raise IssuerNotDominating("standalone TMA load inside a loop")
+            view = first.opview
+            reason = f"standalone TMA load: {describe(first)}"
+            entry_op = chain_top(first)
+            with ir.InsertionPoint(entry_op), first.location:
+                branch = mark(scf.IfOp(issuer_condition(first, entry_op)), reason)
+                with ir.InsertionPoint(branch.then_block):
+                    mark(nvasync.MbarrierInitOp(view.barriers, view.stage, count=1), reason)
+                    scf.YieldOp([])
+            tx_bytes = sum(_bytes(a.op.opview.dst) for a in group)
+            with ir.InsertionPoint(first), first.location:
+                mark(nvasync.MbarrierArriveExpectTxOp(view.barriers, view.stage, bytes=tx_bytes), reason)
+            self.wait_before_first_use(group, reason)
+
+    def wait_before_first_use(self, group, reason):
+        found = accesses(self.func)
+        dsts = [a for a in found if a.proxy == "async" and a.is_write and
+                any(op_key(a.op) == op_key(g.op) for g in group)]
+        users = [b for b in found if b.proxy != "mbarrier" and op_key(b.op) not in [op_key(g.op) for g in group]
+                 and any(b.overlaps(d) for d in dsts)]
+        if not users:
+            return
+        view = group[0].op.opview
+        path = find_path(group[-1].op, users[0].op)
+        if path is None:
+            return
+        _, before = insertion_point(path, lambda role: False)
+        with ir.InsertionPoint(before), before.location:
+            from mlir.dialects import arith
+
+            parity = arith.constant(ir.IntegerType.get_signless(32), 0)
+            mark(nvasync.MbarrierTryWaitParityOp(view.barriers, view.stage, parity), reason)
 
     # --- barriers --------------------------------------------------------------------------------
     def hazards(self):
@@ -290,8 +347,6 @@ class _Inserter:
 
     def issuer_wait(self, before, pending, reason, store):
         """`scf.if <issuer> { bulk_wait.read pending }` right before `before` (a barrier)."""
-        from mlir.dialects import scf
-
         ops = _siblings(before)
         index = ops.index(op_key(before))
         previous = ops[index - 1] if index else None
@@ -331,6 +386,27 @@ class _Inserter:
                     and ir.IntegerAttr(p.op.attributes["pending"]).value <= commits:
                 return True
         return False
+
+
+def _parents(op):
+    from .smem_model import parent_ops
+
+    return parent_ops(op)
+
+
+def chain_top(op):
+    """The entry-block op that holds `op`."""
+    from .sync_paths import chain
+
+    return chain(op)[-1][1]
+
+
+def _bytes(value) -> int:
+    ty = ir.MemRefType(value.type)
+    size = ty.element_type.width // 8
+    for d in ty.shape:
+        size *= d
+    return size
 
 
 def _siblings(op):

@@ -13,7 +13,8 @@ Rules checked (../shared/HOPPER.md): generic<->generic by other threads: a barri
 generic write -> async read: a `fence.proxy.async` (shared::cta) in the writers, then a barrier;
 generic access -> TMA load overwrite: a barrier; TMA store/reduce -> later write: the issuer's
 commit, `wait_group.read N` covering it, then a barrier; TMA store/reduce -> semaphore release:
-`wait_group N` *without* .read covering it, on the releasing thread; TMA load -> use: an mbarrier wait on
+`wait_group N` *without* .read covering it, on the releasing thread; mbarriers initialised before
+use and every TMA load announced by an arrive.expect_tx; TMA load -> use: an mbarrier wait on
 the load's barrier and stage; mbarrier init -> use: `fence.mbarrier_init` and, for other
 threads, a barrier; TMA stores -> kernel exit: a covering `wait_group.read`.
 
@@ -172,6 +173,7 @@ def verify_function(func):
                 problems.append((a.op, b.op, message))
     problems += _check_exit(trace)
     problems += _check_releases(trace)
+    problems += _check_mbarrier_protocol(trace)
     problems += _check_wgmma(trace)
     unique, seen = [], set()
     for a, b, m in problems:
@@ -339,6 +341,24 @@ def _check_bulk_release(trace, i, j, names, A, B, single_thread):
                 return None
             return f"the wait for the TMA store's smem reads is not followed by a barrier: {names}"
     return f"smem rewritten before the TMA store finished reading it (no covering wait_group.read): {names}"
+
+
+def _check_mbarrier_protocol(trace):
+    """Every mbarrier is initialised before use; every TMA load's phase was announced by an
+    arrive.expect_tx on its mbarrier (the nearest earlier op on that word that is not a load)."""
+    problems = []
+    words = [(k, e) for k, e in enumerate(trace) if e.access is not None and e.access.proxy == "mbarrier"]
+    for n, (k, e) in enumerate(words):
+        if e.op.name == "nvasync.mbarrier_init":
+            continue
+        earlier = [x for _, x in words[:n] if x.access.overlaps(e.access)]
+        if not any(x.op.name == "nvasync.mbarrier_init" for x in earlier):
+            problems.append((e.op, e.op, f"mbarrier used before it is initialised: {_name(e.op)}"))
+        elif e.op.name == "nvasync.tma_load":
+            previous = next((x for x in reversed(earlier) if x.op.name != "nvasync.tma_load"), None)
+            if previous is None or previous.op.name != "nvasync.mbarrier_arrive_expect_tx":
+                problems.append((e.op, e.op, f"TMA load without an arrive.expect_tx on its mbarrier: {_name(e.op)}"))
+    return problems
 
 
 def _check_releases(trace):
