@@ -120,11 +120,13 @@ class _KernelBuilder:
     def box_coords(self, tile, k):
         """TMA coordinates (outermost first) of box k of `tile`."""
         s = self.s
+        tile = _to_i32(tile)       # 32-bit: a 64-bit division costs ~30 instructions per tile
         if s.rank == 2:
-            row = arith.muli(arith.divui(tile, self.tiles_c), _index(s.box_rows))
-            col = arith.muli(arith.remui(tile, self.tiles_c), _index(s.box_cols * s.boxes))
-            return [_to_i32(row), _to_i32(arith.addi(col, _index(k * s.box_cols)))]
-        return [_to_i32(arith.addi(arith.muli(tile, _index(s.boxes * s.box_cols)), _index(k * s.box_cols)))]
+            tiles_c = _to_i32(self.tiles_c)
+            row = arith.muli(arith.divui(tile, tiles_c), _i32(s.box_rows))
+            col = arith.muli(arith.remui(tile, tiles_c), _i32(s.box_cols * s.boxes))
+            return [row, arith.addi(col, _i32(k * s.box_cols))]
+        return [arith.addi(arith.muli(tile, _i32(s.boxes * s.box_cols)), _i32(k * s.box_cols))]
 
     def issue_loads(self, stage, tile):
         s = self.s

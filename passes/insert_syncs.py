@@ -41,7 +41,7 @@ from mlir import ir
 from mlir.dialects import scf
 
 from ..dialects import nvasync
-from .smem_model import Access, accesses, op_key, record_loop_steps, same_thread_mapping, threads_of
+from .smem_model import Access, accesses, memref_bytes, op_key, record_loop_steps, same_thread_mapping, threads_of
 from .sync_paths import find_path, insertion_point, invalidate
 
 DERIVED = "fuser.derived"
@@ -183,7 +183,7 @@ class _Inserter:
                 with ir.InsertionPoint(branch.then_block):
                     mark(nvasync.MbarrierInitOp(view.barriers, view.stage, count=1), reason)
                     scf.YieldOp([])
-            tx_bytes = sum(_bytes(a.op.opview.dst) for a in group)
+            tx_bytes = sum(memref_bytes(a.op.opview.dst.type) for a in group)
             with ir.InsertionPoint(first), first.location:
                 mark(nvasync.MbarrierArriveExpectTxOp(view.barriers, view.stage, bytes=tx_bytes), reason)
             self.wait_before_first_use(group, reason)
@@ -399,14 +399,6 @@ def chain_top(op):
     from .sync_paths import chain
 
     return chain(op)[-1][1]
-
-
-def _bytes(value) -> int:
-    ty = ir.MemRefType(value.type)
-    size = ty.element_type.width // 8
-    for d in ty.shape:
-        size *= d
-    return size
 
 
 def _siblings(op):

@@ -18,6 +18,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, nvvm, scf, vector
 
+from .smem_model import memref_bytes
+
 
 TENSORMAP_ARGS = "fuser.tensormap_args"
 DYNAMIC_SMEM_BYTES = "fuser.dynamic_smem_bytes"
@@ -155,10 +157,7 @@ class _FunctionLowering:
     # --- shared memory ----------------------------------------------------------------------------
     def _smem_buffer(self, view):
         ty = ir.MemRefType(view.buffer.type)
-        size = ty.element_type.width // 8
-        for d in ty.shape:
-            size *= d
-        self.smem_bytes = max(self.smem_bytes, view.offset + size)
+        self.smem_bytes = max(self.smem_bytes, view.offset + memref_bytes(ty))
         return memref.view(ty, self.smem_base(), self.index(view.offset), [])
 
     # --- TMA ------------------------------------------------------------------------------------

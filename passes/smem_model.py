@@ -71,15 +71,20 @@ def block_key(block) -> tuple:
     raise ValueError("block not found in its owner")
 
 
+def memref_bytes(ty) -> int:
+    """Bytes of a statically shaped memref type."""
+    ty = ir.MemRefType(ty)
+    size = ty.element_type.width // 8
+    for d in ty.shape:
+        size *= d
+    return size
+
+
 def byte_range(value) -> tuple[int, int]:
     owner = op_key(value.owner)
     if isinstance(owner, ir.Operation) and owner.name == "nvasync.smem_buffer":
-        ty = ir.MemRefType(value.type)
-        size = ty.element_type.width // 8
-        for d in ty.shape:
-            size *= d
         start = owner.attributes["offset"].value
-        return start, start + size
+        return start, start + memref_bytes(value.type)
     return 0, UNBOUNDED                # a derived view: assume it may alias anything
 
 

@@ -361,6 +361,29 @@ def _check_mbarrier_protocol(trace):
     return problems
 
 
+def _bulk_covered(trace, i, until, stop, read) -> bool:
+    """Is the bulk group of the TMA store trace[i] committed and then waited for (by its own
+    thread, surely before `until`, scanning trace[i+1:stop]) -- with `.read` or without as `read`
+    says (None: either)?"""
+    a = trace[i]
+    commits = None          # None: the store's own group is not committed yet
+    for e in trace[i + 1:stop]:
+        if e.issuer != a.access.threads.issuer or not _surely(e, a, until):
+            continue
+        if e.op.name == "nvasync.bulk_commit":
+            commits = 0 if commits is None else commits + 1
+        elif e.op.name == "nvasync.bulk_wait" and commits is not None \
+                and (read is None or ir.BoolAttr(e.op.attributes["read"]).value == read) \
+                and ir.IntegerAttr(e.op.attributes["pending"]).value <= commits:
+            return True
+    return False
+
+
+def _stores(trace):
+    return [(i, a) for i, a in enumerate(trace)
+            if a.access is not None and a.op.name in ("nvasync.tma_store", "nvasync.tma_reduce")]
+
+
 def _check_releases(trace):
     """TMA store/reduce -> semaphore release: a `wait_group` without .read covering the store runs
     on the releasing thread in between."""
@@ -368,47 +391,20 @@ def _check_releases(trace):
     for j, r in enumerate(trace):
         if r.op.name != "nvasync.release_flag":
             continue
-        for i in range(j):
-            a = trace[i]
-            if a.access is None or a.op.name not in ("nvasync.tma_store", "nvasync.tma_reduce"):
-                continue
-            commits = None
-            covered = False
-            for e in trace[i + 1:j]:
-                if not (e.issuer == a.access.threads.issuer and _surely(e, a, r)):
-                    continue
-                if e.op.name == "nvasync.bulk_commit":
-                    commits = 0 if commits is None else commits + 1
-                elif e.op.name == "nvasync.bulk_wait" and commits is not None \
-                        and not ir.BoolAttr(e.op.attributes["read"]).value \
-                        and ir.IntegerAttr(e.op.attributes["pending"]).value <= commits:
-                    covered = True
-            if not covered or r.issuer != a.access.threads.issuer:
+        for i, a in _stores(trace[:j]):
+            if r.issuer != a.access.threads.issuer or not _bulk_covered(trace, i, r, j, read=False):
                 problems.append((a.op, r.op, "semaphore released before the TMA store's global writes "
                                              f"completed (needs wait_group without .read): {_name(a.op)} -> {_name(r.op)}"))
     return problems
 
 
 def _check_exit(trace):
-    """Each TMA store's group is committed and covered by a `wait_group.read` before exit."""
+    """Each TMA store's group is committed and covered by a wait before the kernel exits."""
     problems = []
-    for i, a in enumerate(trace):
-        if a.access is None or a.op.name not in ("nvasync.tma_store", "nvasync.tma_reduce"):
-            continue
+    for i, a in _stores(trace):
         end = Event(a.op, None, (), {}, True)
         end.steps = a.steps
-        commits, covered = None, False          # None: the store's own group is not committed yet
-        for e in trace[i + 1:]:
-            if not (e.issuer == a.access.threads.issuer and _surely(e, a, end)):
-                continue
-            if e.op.name == "nvasync.bulk_commit":
-                commits = 0 if commits is None else commits + 1
-            elif e.op.name == "nvasync.bulk_wait" and commits is not None \
-                    and ir.BoolAttr(e.op.attributes["read"]).value is not None \
-                    and ir.IntegerAttr(e.op.attributes["pending"]).value <= commits:
-                covered = True
-                break
-        if not covered:
+        if not _bulk_covered(trace, i, end, len(trace), read=None):
             problems.append((a.op, a.op, "TMA store may still read smem at kernel exit "
                                          f"(no covering commit + wait_group): {_name(a.op)}"))
     return problems
