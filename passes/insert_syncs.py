@@ -38,11 +38,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import scf
+from mlir.dialects import arith, scf
 
+from ..diagnostics import file_location
 from ..dialects import nvasync
-from .smem_model import Access, accesses, memref_bytes, op_key, record_loop_steps, same_thread_mapping, threads_of
-from .sync_paths import find_path, insertion_point, invalidate
+from .smem_model import (Access, accesses, elect_op, memref_bytes, op_key, parent_ops, record_loop_steps,
+                         same_thread_mapping, threads_of)
+from .sync_paths import _block_of, chain, find_path, insertion_point, invalidate
 
 DERIVED = "fuser.derived"
 BARRIERS = ("nvasync.sync_threads", "nvasync.named_barrier")
@@ -66,8 +68,6 @@ def _kernels(module_op):
 
 def describe(op) -> str:
     """`name@line:col`, how derived syncs name the accesses they serve."""
-    from fuser_mlir.diagnostics import file_location
-
     _, line, col = file_location(op_key(op).location)
     return f"{op_key(op).name}@{line}:{col}" if line else op_key(op).name
 
@@ -88,8 +88,6 @@ def barrier_covers(barrier, a, b) -> bool:
 
 
 def _role_of(op):
-    from .smem_model import parent_ops
-
     for parent in parent_ops(op):
         if parent.name == "nvasync.warp_role":
             return (parent.attributes["first_warp"].value, parent.attributes["num_warps"].value)
@@ -170,7 +168,7 @@ class _Inserter:
             groups.setdefault((load.start, load.end), []).append(load)
         for (start, end), group in groups.items():
             first = group[0].op
-            if any(p.name == "scf.for" for p in _parents(first)):
+            if any(p.name == "scf.for" for p in parent_ops(first)):
                 first.location.emit_error("this TMA load's mbarrier is never initialised and the load "
                                           "is in a loop: a pipelined load needs its mbarrier protocol "
                                           "(init, expect-tx, parity waits) in the IR")
@@ -202,8 +200,6 @@ class _Inserter:
             return
         _, before = insertion_point(path, lambda role: False)
         with ir.InsertionPoint(before), before.location:
-            from mlir.dialects import arith
-
             parity = arith.constant(ir.IntegerType.get_signless(32), 0)
             mark(nvasync.MbarrierTryWaitParityOp(view.barriers, view.stage, parity), reason)
 
@@ -388,27 +384,13 @@ class _Inserter:
         return False
 
 
-def _parents(op):
-    from .smem_model import parent_ops
-
-    return parent_ops(op)
-
-
 def chain_top(op):
     """The entry-block op that holds `op`."""
-    from .sync_paths import chain
-
     return chain(op)[-1][1]
 
 
 def _siblings(op):
     return [op_key(o) for o in _block_of(op).operations]
-
-
-def _block_of(op):
-    from .sync_paths import _block_of as block_of
-
-    return block_of(op_key(op))
 
 
 class IssuerNotDominating(Exception):
@@ -419,9 +401,6 @@ def issuer_condition(store, before):
     """The guard selecting the thread that issued `store`, usable before `before`.  It must be
     the same SSA value (a second elect_one may elect another lane, and bulk groups are per
     thread), so it has to dominate: schedulers compute the issuer predicate once, up front."""
-    from .smem_model import elect_op, parent_ops
-    from .sync_paths import chain
-
     for parent in parent_ops(store):
         if parent.name == "scf.if" and elect_op(parent.operands[0]) is not None:
             cond = parent.operands[0]

@@ -134,10 +134,6 @@ def elect_op(value):
     return None
 
 
-def _elect_guard(value) -> bool:
-    return elect_op(value) is not None
-
-
 def threads_of(op) -> Threads:
     role, issuer, subset = None, None, False
     for parent in parent_ops(op):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .smem_model import is_divergent, linear, loop_step, op_key, reset_memo, threads_of
+from .smem_model import elect_op, is_divergent, linear, loop_step, op_key, reset_memo, structural_key, threads_of
 
 
 # Memoized per pass step: the chain of enclosing blocks and the thread set of an op (paths are
@@ -137,16 +137,10 @@ def _span(ops, after_backedge, ga, gb, db):
         if op.name == "scf.if" and len(op.regions[0].blocks):
             cond = op.operands[0]
             then_ops = _block_ops(op.regions[0].blocks[0])
-            if (_is_elect(cond) if is_divergent(cond) else
+            if (elect_op(cond) is not None if is_divergent(cond) else
                     _implied(cond, offset, ga, 0) or _implied(cond, offset, gb, db)):
                 out += _span(then_ops, after_backedge, ga, gb, db)
     return out
-
-
-def _is_elect(cond) -> bool:
-    from .smem_model import _elect_guard
-
-    return _elect_guard(cond)
 
 
 def _guards(ch):
@@ -189,8 +183,6 @@ def _ult_form(cond):
     lin = linear(cond.owner.operands[0])
     if lin is None:
         return None
-    from .smem_model import structural_key
-
     return lin, structural_key(cond.owner.operands[1])
 
 
