@@ -47,21 +47,22 @@ class CompiledFusion:
 
         from . import runtime
 
-        names = [repr(t) for t in self.definition.inputs]
-        runtime.require_hopper(list(inputs), names)
-        kernel_inputs = [t.expand(self.out_shape).contiguous() if expand else t
-                         for t, expand in zip(inputs, self.expanded_inputs)]
         if out is None:
             out = [torch.empty(self.out_shape, dtype=torch_dtype(DataType(d)), device=inputs[0].device)
                    for d in self.schedule.out_dtypes]
+        if len(out) != len(self.definition.outputs):
+            raise FusionError(f"the fusion has {len(self.definition.outputs)} outputs, out= gave {len(out)}")
         for o, t, d in zip(out, self.definition.outputs, self.schedule.out_dtypes):
             if tuple(o.shape) != self.out_shape or o.dtype != torch_dtype(DataType(d)):
                 raise FusionError(f"output for {t!r} must be {list(self.out_shape)} {DataType(d).name}, "
                                   f"got {list(o.shape)} {o.dtype}")
+        names = [repr(t) for t in self.definition.inputs] + [f"output {t!r}" for t in self.definition.outputs]
+        device = runtime.require_hopper(list(inputs) + list(out), names)
+        kernel_inputs = [t.expand(self.out_shape).contiguous() if expand else t
+                         for t, expand in zip(inputs, self.expanded_inputs)]
         view = view_2d(self.out_shape, self.schedule.in_dtypes + self.schedule.out_dtypes)
         tiles = _tile_count(self.schedule, view)
-        runtime.launch(self.artifact, kernel_inputs + list(out),
-                       names + [f"output {t!r}" for t in self.definition.outputs], view, tiles)
+        runtime.launch(self.artifact, device, kernel_inputs + list(out), names, view, tiles)
         return list(out)
 
 

@@ -137,24 +137,24 @@ class _KernelBuilder:
             for k, box in enumerate(boxes):
                 nvasync.TmaLoadOp(self.in_maps[j], box, self.full, stage_index, self.box_coords(tile, k))
 
-    def issue_stores(self, buffer, tile):
-        for j, (boxes, _) in enumerate(self.outputs[buffer]):
+    def issue_stores(self, stage, tile):
+        for j, (boxes, _) in enumerate(self.outputs[stage]):
             for k, box in enumerate(boxes):
                 nvasync.TmaStoreOp(self.out_maps[j], box, self.box_coords(tile, k))
 
     # --- compute -------------------------------------------------------------------------------
-    def compute(self, stage, buffer, tid):
+    def compute(self, stage, tid):
         s = self.s
         step = s.threads * s.vector
         for first in range(0, s.tile_elems, step):
             e = arith.muli(arith.addi(tid, _index(first // s.vector)), _index(s.vector))
             if s.tile_elems % step:
                 with _if(arith.cmpi(arith.CmpIPredicate.ult, e, _index(s.tile_elems))):
-                    self.compute_vector(stage, buffer, e)
+                    self.compute_vector(stage, e)
             else:
-                self.compute_vector(stage, buffer, e)
+                self.compute_vector(stage, e)
 
-    def compute_vector(self, stage, buffer, e):
+    def compute_vector(self, stage, e):
         s, f32 = self.s, ir.F32Type.get()
         values = {}
         for j, t in enumerate(self.fd.inputs):
@@ -176,7 +176,7 @@ class _KernelBuilder:
             result = vector.from_elements(ir.VectorType.get([s.vector], f32), values[t.index])
             if dtype != "f32":
                 result = arith.truncf(ir.VectorType.get([s.vector], mlir_type(dtype)), result)
-            vector.store(result, self.outputs[buffer][j][1], [e])
+            vector.store(result, self.outputs[stage][j][1], [e])
 
     # --- the kernel ------------------------------------------------------------------------------
     def build(self):
@@ -208,7 +208,7 @@ class _KernelBuilder:
                 with _if(arith.cmpi(arith.CmpIPredicate.ult, i, my_tiles)):
                     tile = arith.addi(block, arith.muli(i, grid))
                     nvasync.MbarrierTryWaitParityOp(self.full, _index(stage), parity)
-                    self.compute(stage, stage, tid)
+                    self.compute(stage, tid)
                     with _if(issuer):
                         self.issue_stores(stage, tile)
                         next_i = arith.addi(i, _index(s.stages))

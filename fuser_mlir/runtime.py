@@ -126,12 +126,12 @@ def encode_tensormap(tensor, dtype: str, view, box, name: str):
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE), f"cuTensorMapEncodeTiled({name})")
 
 
-def launch(artifact, tensors, names, view, tiles: int) -> None:
-    """Launch `artifact` over `tensors` (inputs then outputs, in parameter order)."""
+def launch(artifact, device: int, tensors, names, view, tiles: int) -> None:
+    """Launch `artifact` on `device` (checked by `require_hopper`) over `tensors` (inputs then
+    outputs, in parameter order)."""
     import torch
 
     cu = _driver()
-    device = require_hopper(tensors, names)
     func, resident = _load(artifact, device)
     meta = artifact.meta
     keep, pointers = [], []

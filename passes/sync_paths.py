@@ -68,18 +68,14 @@ def chain(op):
 @dataclass
 class PathOp:
     op: object
-    issuer: bool          # runs on the issuing (elected) thread only
+    issuer: int | None    # the elect_one selecting the (single) thread that runs it, if any
     after_backedge: bool  # in the next iteration of the loop (loop-carried path)
 
 
 @dataclass
 class Path:
-    a: object
-    b: object
     ops: list             # PathOp, in execution order
-    loop_block: object    # the loop body crossed by the back-edge, or None
-    # (block, op) where the B-side of the path enters each block, outermost first
-    b_side: list
+    b_side: list          # (block, op) where the path enters each block on B's side, outermost first
 
 
 def find_path(a, b) -> Path | None:
@@ -100,7 +96,7 @@ def find_path(a, b) -> Path | None:
         ops += _span(order[pos_a + 1:pos_b], False, guards_a, guards_b, 0)
         for blk, inner in reversed(chain_b[:k_b]):
             ops += _head(blk, inner, False, guards_a, guards_b, 0)
-        return Path(a, b, ops, None, list(reversed(chain_b[:k_b + 1])))
+        return Path(ops, list(reversed(chain_b[:k_b + 1])))
     # Loop-carried: climb to the innermost scf.for body holding both.
     k = k_a
     while k < len(chain_a) and chain_a[k][0].owner.operation.name != "scf.for":
@@ -115,7 +111,7 @@ def find_path(a, b) -> Path | None:
     ops += _head(loop_block, chain_b[kb][1], True, guards_a, guards_b, 1)
     for blk, inner in reversed(chain_b[:kb]):
         ops += _head(blk, inner, True, guards_a, guards_b, 1)
-    return Path(a, b, ops, loop_block, list(reversed(chain_b[:kb + 1])))
+    return Path(ops, list(reversed(chain_b[:kb + 1])))
 
 
 def _tail(block, inner, after_backedge, ga, gb, db):

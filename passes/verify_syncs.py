@@ -80,7 +80,7 @@ def build_trace(func) -> list[Event]:
             issuer = _issuer(op)
             for acc in by_op.get(hash(op), []):
                 trace.append(Event(op, acc, guards, iterations, issuer))
-            if not by_op.get(hash(op)) and _reads_accumulator(op, readers):
+            if not by_op.get(hash(op)) and hash(op) in readers:
                 trace.append(Event(op, None, guards, iterations, issuer))   # an accumulator reader
             if op.name.startswith("nvasync.") and op.name not in ("nvasync.smem_buffer", "nvasync.warp_role") \
                     and hash(op) not in by_op:
@@ -105,10 +105,6 @@ def build_trace(func) -> list[Event]:
     for e in trace:
         e.steps = steps
     return trace
-
-
-def _reads_accumulator(op, readers) -> bool:
-    return hash(op) in readers
 
 
 def _issuer(op):
@@ -174,7 +170,7 @@ def verify_function(func):
     problems += _check_exit(trace)
     problems += _check_releases(trace)
     problems += _check_mbarrier_protocol(trace)
-    problems += _check_wgmma(trace)
+    problems += _check_wgmma(trace, func)
     unique, seen = [], set()
     for a, b, m in problems:
         key = (hash(op_key(a)), hash(op_key(b)), m.split(":")[0])
@@ -271,16 +267,9 @@ def _check_group_done(trace, i, j, names, commit_name, wait_name, then=None):
     return f"no wgmma.wait_group covering the wgmma before {'its accumulator is read' if then is None else 'its operand is rewritten'}: {names}"
 
 
-def _check_wgmma(trace):
+def _check_wgmma(trace, func):
     """Accumulator readers after a flush; a wgmma.fence opening every group."""
     problems = []
-    func_readers = {}
-    for e in trace:
-        if e.op.name == "nvasync.wgmma" and e.access is not None:
-            func_readers.setdefault(hash(op_key(e.op)), None)
-    if not func_readers:
-        return problems
-    func = _function_of(trace[0].op)
     pairs = {(hash(op_key(w)), hash(op_key(r))) for w, r in accumulator_readers(func)}
     seen_fence = False
     for i, e in enumerate(trace):
@@ -303,44 +292,24 @@ def _check_wgmma(trace):
     return problems
 
 
-def _function_of(op):
-    op = op_key(op)
-    while op.name != "gpu.func":
-        op = op_key(op.parent)
-    return op
-
-
 def _same_mbarrier(wait, load) -> bool:
-    return (_range(wait.barriers) == _range(load.barriers)
+    return (byte_range(wait.barriers) == byte_range(load.barriers)
             and structural_key(wait.stage) == structural_key(load.stage))
 
 
-def _range(value):
-    return byte_range(value)
-
-
 def _check_bulk_release(trace, i, j, names, A, B, single_thread):
-    a = trace[i]
+    """TMA store -> rewrite of its smem: a covering `wait_group.read` on the storing thread, then
+    (for other threads' writes) a barrier before the writers."""
     issuer = A.threads.issuer               # bulk groups are per thread
-    commits = _between(trace, i, j, lambda e: e.issuer == issuer and e.op.name == "nvasync.bulk_commit")
-    if not commits:
+    if not _between(trace, i, j, lambda e: e.issuer == issuer and e.op.name == "nvasync.bulk_commit"):
         return f"TMA store never committed before its smem is rewritten: {names}"
-    first = trace.index(commits[0])
-    later_commits = 0
-    for e in trace[first + 1:j]:
-        if not (e.issuer == issuer and _surely(e, a, trace[j])):
-            continue
-        if e.op.name == "nvasync.bulk_commit":
-            later_commits += 1
-        elif e.op.name == "nvasync.bulk_wait" and ir.BoolAttr(e.op.attributes["read"]).value \
-                and ir.IntegerAttr(e.op.attributes["pending"]).value <= later_commits:
-            if B.proxy == "async" and B.threads.issuer:
-                return None
-            k = trace.index(e)
-            if single_thread or _between(trace, k, j, lambda x: _barrier_covers(x, A, B)):
-                return None
-            return f"the wait for the TMA store's smem reads is not followed by a barrier: {names}"
-    return f"smem rewritten before the TMA store finished reading it (no covering wait_group.read): {names}"
+    k = _bulk_wait_covering(trace, i, trace[j], j, read=True)
+    if k is None:
+        return f"smem rewritten before the TMA store finished reading it (no covering wait_group.read): {names}"
+    if (B.proxy == "async" and B.threads.issuer) or single_thread \
+            or _between(trace, k, j, lambda x: _barrier_covers(x, A, B)):
+        return None
+    return f"the wait for the TMA store's smem reads is not followed by a barrier: {names}"
 
 
 def _check_mbarrier_protocol(trace):
@@ -361,13 +330,14 @@ def _check_mbarrier_protocol(trace):
     return problems
 
 
-def _bulk_covered(trace, i, until, stop, read) -> bool:
-    """Is the bulk group of the TMA store trace[i] committed and then waited for (by its own
-    thread, surely before `until`, scanning trace[i+1:stop]) -- with `.read` or without as `read`
-    says (None: either)?"""
+def _bulk_wait_covering(trace, i, until, stop, read):
+    """Index of the first wait, on the TMA store trace[i]'s own thread and surely before `until`
+    (scanning trace[i+1:stop]), that covers the store's committed bulk group -- with `.read` or
+    without as `read` says (None: either).  None when there is none."""
     a = trace[i]
     commits = None          # None: the store's own group is not committed yet
-    for e in trace[i + 1:stop]:
+    for k in range(i + 1, stop):
+        e = trace[k]
         if e.issuer != a.access.threads.issuer or not _surely(e, a, until):
             continue
         if e.op.name == "nvasync.bulk_commit":
@@ -375,8 +345,8 @@ def _bulk_covered(trace, i, until, stop, read) -> bool:
         elif e.op.name == "nvasync.bulk_wait" and commits is not None \
                 and (read is None or ir.BoolAttr(e.op.attributes["read"]).value == read) \
                 and ir.IntegerAttr(e.op.attributes["pending"]).value <= commits:
-            return True
-    return False
+            return k
+    return None
 
 
 def _stores(trace):
@@ -392,7 +362,7 @@ def _check_releases(trace):
         if r.op.name != "nvasync.release_flag":
             continue
         for i, a in _stores(trace[:j]):
-            if r.issuer != a.access.threads.issuer or not _bulk_covered(trace, i, r, j, read=False):
+            if r.issuer != a.access.threads.issuer or _bulk_wait_covering(trace, i, r, j, read=False) is None:
                 problems.append((a.op, r.op, "semaphore released before the TMA store's global writes "
                                              f"completed (needs wait_group without .read): {_name(a.op)} -> {_name(r.op)}"))
     return problems
@@ -404,7 +374,7 @@ def _check_exit(trace):
     for i, a in _stores(trace):
         end = Event(a.op, None, (), {}, True)
         end.steps = a.steps
-        if not _bulk_covered(trace, i, end, len(trace), read=None):
+        if _bulk_wait_covering(trace, i, end, len(trace), read=None) is None:
             problems.append((a.op, a.op, "TMA store may still read smem at kernel exit "
                                          f"(no covering commit + wait_group): {_name(a.op)}"))
     return problems
