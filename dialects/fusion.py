@@ -12,6 +12,7 @@ from .opdef import Attr, OpDef, Operand, make_opviews
 
 DIALECT = "fusion"
 FUSION_ATTR = "fusion.fusion"   # unit attribute on the func.func that holds a fusion
+SCHEDULE_ATTR = "fusion.schedule"   # optional: the scheduler and its decisions (fuser-schedule)
 
 UNARY_KINDS = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "silu")
 BINARY_KINDS = ("add", "sub", "mul", "div", "maximum", "minimum")

@@ -1,4 +1,4 @@
-"""Located diagnostics and the error the compiler raises.
+"""Located diagnostics and the errors the compiler raises.
 
 Every failure a user can cause (bad IR, bad options, a kernel the backend rejects) becomes a
 `CompileError` holding `Diagnostic`s with file, line and column; `str()` prints them the way
@@ -46,6 +46,11 @@ class CompileError(Exception):
         return "\n".join(d.format(filename or self.filename) for d in self.diagnostics)
 
     __str__ = format
+
+
+class FusionError(ValueError):
+    """A fusion that cannot be built or run as given (API misuse, unsupported input); the message
+    names the tensors involved."""
 
 
 def error(message: str, file: str = "", line: int = 0, col: int = 0) -> CompileError:

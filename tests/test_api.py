@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from fuser_mlir import DataType, FusionDefinition, FusionError
-from fuser_mlir import artifact as artifacts
-from fuser_mlir.ptxas import assemble
+from fuser_mlir.runtime import artifact as artifacts
+from fuser_mlir.backend.ptxas import assemble
 
 
 @pytest.fixture(autouse=True)
@@ -58,7 +58,7 @@ def test_flat_view_for_ragged_1d():
         x = fd.define_tensor([-1], DataType.Float)
         fd.add_output(fd.ops.gelu(x))
     compiled = fd.compile([cpu(4097, dtype=torch.float32)])
-    assert compiled.schedule.rank == 1
+    assert compiled.params.rank == 1
     assert "cp.async.bulk.tensor.1d" in compiled.ptx
 
 

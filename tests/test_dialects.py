@@ -6,8 +6,8 @@ import pytest
 
 from fuser_mlir import dialects
 from fuser_mlir.dialects import fusion, nvasync
-from fuser_mlir.pipeline import compile_to_ptx
-from fuser_mlir.ptxas import assemble
+from fuser_mlir.backend.pipeline import compile_to_ptx
+from fuser_mlir.backend.ptxas import assemble
 
 from helpers import kernel_module, smem_type
 

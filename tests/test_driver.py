@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from fuser_mlir.diagnostics import CompileError
-from fuser_mlir.pipeline import PassPipeline, compile_to_ptx, pipeline_elements, split_elements
-from fuser_mlir.target import TargetOptions
+from fuser_mlir.backend.pipeline import PassPipeline, compile_to_ptx, pipeline_elements, split_elements
+from fuser_mlir.backend.target import TargetOptions
 from fuser_mlir.tools.fuser_opt import expected_diagnostics, run
 
 LIT = Path(__file__).parent.parent / "lit_tests"

@@ -12,9 +12,10 @@ from mlir import ir
 from fuser_mlir import DataType, FusionDefinition
 from fuser_mlir.dialects import new_context
 from fuser_mlir.passes.verify_syncs import verify_function
-from fuser_mlir.pipeline import SYNC_PASSES, PassPipeline
-from fuser_mlir.pointwise_kernel import build_kernel_module
-from fuser_mlir.schedule import choose_schedule
+from fuser_mlir.backend.pipeline import SYNC_PASSES, PassPipeline
+from fuser_mlir.frontend.fusion_ir import fusion_ir
+from fuser_mlir.passes.schedule import schedule_attr
+from fuser_mlir.schedulers.pointwise import SCHEDULER, choose_schedule
 
 INSERTION = [p for p in SYNC_PASSES if p != "fuser-verify-syncs"]
 LIT_SYNCS = Path(__file__).parent.parent / "lit_tests" / "syncs"
@@ -66,6 +67,13 @@ def pointwise(n_inputs, dtype, outputs=1):
     return fd
 
 
+def scheduled(fd, schedule):
+    """The module fuser-schedule makes of `fd` under `schedule` (no syncs yet)."""
+    module = ir.Module.parse(fusion_ir(fd, "k", schedule_attr(SCHEDULER, schedule)))
+    PassPipeline(["fuser-schedule"]).run(module)
+    return module
+
+
 @pytest.mark.parametrize("n_inputs, dtype, outputs, view", [
     (2, DataType.BFloat16, 1, (1000, 1024)),     # 4 stages, row view
     (1, DataType.Float, 1, (4097,)),             # flat view, 3 stages
@@ -76,7 +84,7 @@ def test_pointwise_kernels_verify_and_every_sync_is_needed(n_inputs, dtype, outp
     schedule = choose_schedule(tuple(t.dtype.value for t in fd.inputs),
                                tuple(t.dtype.value for t in fd.outputs), view)
     with new_context(), ir.Location.unknown():
-        text = str(build_kernel_module(fd, schedule))
+        text = str(scheduled(fd, schedule))
     assert "sync_threads" not in text and "fence" not in text     # the scheduler places none
     assert check_oracle(text) >= 4 * schedule.stages
 
@@ -102,7 +110,7 @@ def test_unsynchronized_kernel_is_reported():
     fd = pointwise(2, DataType.BFloat16)
     schedule = choose_schedule(("bf16", "bf16"), ("bf16",), (1000, 1024))
     with new_context(), ir.Location.unknown():
-        module = build_kernel_module(fd, schedule)
+        module = scheduled(fd, schedule)
         messages = " ".join(m for _, _, m in _problems(module))
     for expected in ("mbarrier init not fenced", "without fence.proxy.async",
                      "TMA store never committed", "kernel exit"):

@@ -77,7 +77,7 @@ def process_chunk(source: bytes, options: Options, ctx) -> str:
     """Parse one module, run the passes, emit; diagnostics raise CompileError."""
     from mlir import ir
 
-    from fuser_mlir import pipeline
+    from fuser_mlir.backend import pipeline
 
     with ctx, ir.Location.unknown():
         try:
@@ -147,8 +147,8 @@ def run(argv=None, stdout=None, stderr=None) -> int:
 
 
 def _options(args) -> Options:
-    from fuser_mlir.pipeline import pipeline_elements
-    from fuser_mlir.target import TargetOptions
+    from fuser_mlir.backend.pipeline import pipeline_elements
+    from fuser_mlir.backend.target import TargetOptions
 
     elements = pipeline_elements(args.pass_pipeline) if args.pass_pipeline else []
     for name in args.passes:

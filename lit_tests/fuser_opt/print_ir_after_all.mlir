@@ -1,6 +1,6 @@
 // BUG: --mlir-print-ir-after-all aborts the process (exit 134, "LLVM ERROR: IR printing can't be
 // setup on a pass-manager without disabling multi-threading first.") for any input and any
-// passes: fuser_mlir/pipeline.py PassPipeline.build calls pm.enable_ir_printing without first
+// passes: fuser_mlir/backend/pipeline.py PassPipeline.build calls pm.enable_ir_printing without first
 // turning off the context's multi-threading.  Expected: exit 0, an `// -----// IR Dump After`
 // block on stderr after every pass -- the implicit fuser-verify-dialects, the project pass and
 // the upstream ones -- and the final IR on stdout.

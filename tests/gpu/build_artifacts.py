@@ -10,7 +10,7 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 from cases import CASES, LARGE  # noqa: E402
 
-from fuser_mlir.compiler import torch_dtype  # noqa: E402
+from fuser_mlir.frontend.dtypes import torch_dtype  # noqa: E402
 
 
 def example(shape, dtype):

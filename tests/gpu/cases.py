@@ -1,6 +1,6 @@
 """The fusions and shapes the GPU suite runs; build_artifacts.py compiles exactly these."""
 from fuser_mlir import DataType, FusionDefinition
-from fuser_mlir.api import BINARY, UNARY
+from fuser_mlir.frontend.definition import BINARY, UNARY
 
 DTYPES = (DataType.Float, DataType.Half, DataType.BFloat16)
 POSITIVE = {"log", "sqrt", "rsqrt"}          # ops drawn on positive inputs

@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from cases import CASES, LARGE, POSITIVE  # noqa: E402
 
 from fuser_mlir import DataType  # noqa: E402
-from fuser_mlir.compiler import torch_dtype  # noqa: E402
+from fuser_mlir.frontend.dtypes import torch_dtype  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA Hopper GPU")
 

@@ -7,12 +7,12 @@ PassManager keeps `--mlir-print-ir-after-all` and the diagnostics uniform across
 
 The lowering (`LOWER_TO_LLVM`) reads as the list of stages it is: verify our dialects, rewrite
 nvasync into NVVM, run the upstream conversions, then apply the kernel ABI.  Serialising LLVM IR
-to PTX happens in a child process (fuser_mlir.backend) because the NVPTX backend aborts the
+to PTX happens in a child process (fuser_mlir.backend.nvptx) because the NVPTX backend aborts the
 process on IR it cannot select.
 """
 from __future__ import annotations
 
-from .diagnostics import CompileError, error, from_mlir_error
+from ..diagnostics import CompileError, error, from_mlir_error
 from .target import TargetOptions
 
 
@@ -58,7 +58,7 @@ class PassPipeline:
     def build(self, ctx, print_ir_after_all: bool = False):
         from mlir import passmanager
 
-        from .passes import PASSES
+        from ..passes import PASSES
 
         pm = passmanager.PassManager("builtin.module", context=ctx)
         upstream: list[str] = []
@@ -104,6 +104,8 @@ class PassPipeline:
 
 # Derive every barrier, fence and wait, then check the result independently.
 SYNC_PASSES = ["fuser-insert-syncs", "fuser-insert-proxy-fences", "fuser-flush-wgmma", "fuser-verify-syncs"]
+# Fusion IR -> kernel IR with derived synchronization.
+SCHEDULE_PASSES = ["fuser-verify-dialects", "fuser-schedule", *SYNC_PASSES]
 
 
 def lower_to_llvm_elements(target: TargetOptions) -> list[str]:
@@ -124,7 +126,10 @@ def lower_to_llvm_elements(target: TargetOptions) -> list[str]:
 
 
 def lower_to_llvm(module, target: TargetOptions = TargetOptions()) -> None:
-    """Lower a module holding gpu.module kernels (nvasync and upstream dialects) to LLVM/NVVM."""
+    """Lower a module to LLVM/NVVM: its fusion funcs are scheduled into kernels first (with derived
+    syncs); kernels already in gpu.modules (nvasync and upstream dialects) lower as they are."""
+    if has_fusions(module):
+        PassPipeline(SCHEDULE_PASSES).run(module)
     PassPipeline(lower_to_llvm_elements(target)).run(module)
     _check_fully_lowered(module)
 
@@ -132,7 +137,7 @@ def lower_to_llvm(module, target: TargetOptions = TargetOptions()) -> None:
 def _check_fully_lowered(module) -> None:
     from mlir import ir
 
-    from .diagnostics import Diagnostic, file_location
+    from ..diagnostics import Diagnostic, file_location
 
     leftovers = []
 
@@ -152,18 +157,25 @@ def _check_fully_lowered(module) -> None:
                             for op in leftovers[:10]])
 
 
+def has_fusions(module) -> bool:
+    from ..dialects.fusion import FUSION_ATTR
+
+    return any(op.operation.name == "func.func" and FUSION_ATTR in op.operation.attributes
+               for op in module.body.operations)
+
+
 def _gpu_modules(module):
     return [op.operation for op in module.body.operations if op.operation.name == "gpu.module"]
 
 
 def compile_to_ptx(module, target: TargetOptions = TargetOptions()) -> dict[str, str]:
     """Lower `module` in place and return {gpu.module name: PTX text}."""
-    from . import backend
-    from .diagnostics import file_location
+    from . import nvptx
+    from ..diagnostics import file_location
 
     lower_to_llvm(module, target)
     gpu_modules = _gpu_modules(module)
     if not gpu_modules:
         raise error("no gpu.module to compile: PTX needs kernels inside a gpu.module")
     text = module.operation.get_asm(enable_debug_info=True, print_generic_op_form=True)
-    return backend.serialize(text, target, file_location(gpu_modules[0].location))
+    return nvptx.serialize(text, target, file_location(gpu_modules[0].location))

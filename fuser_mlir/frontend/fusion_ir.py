@@ -1,4 +1,4 @@
-"""A recorded FusionDefinition as fusion-dialect IR (text), and its canonical form for cache keys.
+"""A recorded Fusion as fusion-dialect IR (text), and its canonical form for cache keys.
 
 The text is what `compiled.fusion_ir` shows and what fuser-opt reads; the canonical form is plain
 JSON so the GPU machine (no MLIR) computes the same cache keys.
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from .api import FusionDefinition, Tensor
+from .definition import Fusion, Tensor
 
 _OP = {"unary": "fusion.unary", "binary": "fusion.binary", "ternary": "fusion.ternary",
        "cast": "fusion.cast", "broadcast": "fusion.broadcast"}
@@ -23,12 +23,14 @@ def _broadcast_dims(from_rank: int, to_rank: int) -> str:
     return f" {{dims = array<i64: {', '.join(map(str, range(to_rank - from_rank, to_rank)))}>}}"
 
 
-def fusion_ir(fd: FusionDefinition, name: str = "fusion") -> str:
+def fusion_ir(fd: Fusion, name: str = "fusion", schedule: str | None = None) -> str:
     """The definition as a `func.func` in the fusion dialect, with the API's implicit
-    broadcasts and promotions written out as `fusion.broadcast` / `fusion.cast`."""
+    broadcasts and promotions written out as `fusion.broadcast` / `fusion.cast`; `schedule`
+    is the text of a `fusion.schedule` attribute for fuser-schedule."""
     args = ", ".join(f"%{t.name}: {tensor_type(t)}" for t in fd.inputs)
     results = ", ".join(tensor_type(t) for t in fd.outputs)
-    lines = [f"func.func @{name}({args}) -> ({results}) attributes {{fusion.fusion}} {{"]
+    attrs = "fusion.fusion" + (f", fusion.schedule = {schedule}" if schedule else "")
+    lines = [f"func.func @{name}({args}) -> ({results}) attributes {{{attrs}}} {{"]
     counter = iter(range(1 << 30))
 
     def emit(op, operands, result, attrs=""):
@@ -69,7 +71,7 @@ def fusion_ir(fd: FusionDefinition, name: str = "fusion") -> str:
     return "\n".join(lines) + "\n"
 
 
-def canonical(fd: FusionDefinition) -> str:
+def canonical(fd: Fusion) -> str:
     """Everything that determines the computation, as stable JSON."""
     return json.dumps({
         "inputs": [(t.index, list(t.shape), t.dtype.value) for t in fd.inputs],

@@ -9,7 +9,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from .diagnostics import error
+from ..diagnostics import error
 
 SUPPORTED_CHIPS = ("sm_90a",)           # wgmma and setmaxnreg exist only on sm_90a
 PTX_VERSIONS = range(80, 89)             # +ptx80 .. +ptx88 (sm_90a needs at least 8.0)

@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
-from .diagnostics import error
+from ..diagnostics import error
 
 FATAL_WARNINGS = ("setmaxnreg' ignored", "warpgroup", "C7508", "C7510")
 

@@ -2,7 +2,7 @@
 
 LLVM here is built with assertions: an intrinsic the target cannot select ends the process with
 "LLVM ERROR: Cannot select ...".  A compiler must not kill its user's Python process, so
-`serialize` runs `gpu-module-to-binary{format=isa}` in `python -m fuser_mlir.backend` and turns
+`serialize` runs `gpu-module-to-binary{format=isa}` in `python -m fuser_mlir.backend.nvptx` and turns
 a crash into a located CompileError that quotes LLVM's message.
 
 Protocol: the parent writes JSON {"ir": text, "target": {...}} to stdin; the child answers JSON
@@ -14,14 +14,14 @@ import json
 import subprocess
 import sys
 
-from .diagnostics import CompileError, Diagnostic
+from ..diagnostics import CompileError, Diagnostic
 from .target import TargetOptions
 
 
 def serialize(llvm_ir: str, target: TargetOptions, where=("", 0, 0)) -> dict[str, str]:
     """PTX per gpu.module of `llvm_ir`; `where` (file, line, col) locates a backend crash."""
     request = json.dumps({"ir": llvm_ir, "target": vars(target)})
-    proc = subprocess.run([sys.executable, "-m", "fuser_mlir.backend"], input=request,
+    proc = subprocess.run([sys.executable, "-m", "fuser_mlir.backend.nvptx"], input=request,
                           capture_output=True, text=True)
     if proc.returncode == 0:
         answer = json.loads(proc.stdout)
@@ -38,7 +38,7 @@ def _child_main() -> int:
     from mlir import ir, passmanager
     from mlir.dialects import gpu
 
-    from .diagnostics import from_mlir_error
+    from ..diagnostics import from_mlir_error
 
     request = json.loads(sys.stdin.read())
     with ir.Context() as ctx, ir.Location.unknown():

@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__
+from .. import __version__
 
 FORMAT = 1
 
@@ -47,8 +47,8 @@ def compiler_fingerprint() -> str:
     digest = hashlib.sha256(__version__.encode())
     for package in (fuser_mlir, fuser_mlir.dialects, fuser_mlir.passes):
         root = Path(package.__file__).parent
-        for path in sorted(root.glob("*.py")):
-            digest.update(path.name.encode() + path.read_bytes())
+        for path in sorted(root.rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -1,0 +1,1 @@
+"""What every scheduler shares to build kernel IR: IR builder helpers and the scalar math table."""

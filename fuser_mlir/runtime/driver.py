@@ -1,0 +1,185 @@
+"""The CUDA driver as the runtime uses it (never imports MLIR).
+
+Cold path (once per kernel and device), through cuda-python: load the cubin (or JIT the PTX),
+raise the dynamic shared-memory limit above 48 KiB, size the persistent grid by occupancy.
+Hot path (every launch), through ctypes straight into libcuda: `cuTensorMapEncodeTiled` and
+`cuLaunchKernel` with argument arrays built once per input signature.  cuda-python's wrappers
+convert every argument on each call (a launch cost ~5 us of host time on the H100); a ctypes call
+with fixed argtypes costs about a microsecond.  Every driver call is checked.
+"""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+from ..diagnostics import FusionError
+
+TENSORMAP_BYTES = 128
+_TENSORMAP_DTYPES = {"f32": 7, "f16": 6, "bf16": 9, "i1": 0}     # CUtensorMapDataType: FLOAT32, FLOAT16, BFLOAT16, UINT8
+_L2_PROMOTION_256B = 3                                            # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+
+
+class RuntimeFailure(RuntimeError):
+    pass
+
+
+def _cu():
+    from cuda.bindings import driver
+
+    return driver
+
+
+def check(result, what: str):
+    """Unpack a cuda-python result tuple, raising on any error code."""
+    cu = _cu()
+    err, *values = result if isinstance(result, tuple) else (result,)
+    if err != cu.CUresult.CUDA_SUCCESS:
+        raise RuntimeFailure(f"{what} failed: {_error_text(int(err))}")
+    return values[0] if len(values) == 1 else values
+
+
+def _error_text(code: int) -> str:
+    cu = _cu()
+    _, name = cu.cuGetErrorName(cu.CUresult(code))
+    _, text = cu.cuGetErrorString(cu.CUresult(code))
+    return f"{name.decode() if name else code} ({text.decode() if text else 'no description'})"
+
+
+class _LibCuda:
+    """The two hot-path driver functions, bound once with fixed argument types."""
+
+    def __init__(self):
+        lib = ctypes.CDLL("libcuda.so.1")
+        u32, u64p, u32p, vp = ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint32), ctypes.c_void_p
+        self.encode_tiled = lib.cuTensorMapEncodeTiled
+        self.encode_tiled.argtypes = [vp, ctypes.c_int, u32, vp, u64p, u64p, u32p, u32p,
+                                      ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+        self.encode_tiled.restype = ctypes.c_int
+        self.launch_kernel = lib.cuLaunchKernel
+        self.launch_kernel.argtypes = [vp, u32, u32, u32, u32, u32, u32, u32, vp, vp, vp]
+        self.launch_kernel.restype = ctypes.c_int
+
+
+_libcuda: _LibCuda | None = None
+
+
+def libcuda() -> _LibCuda:
+    global _libcuda
+    if _libcuda is None:
+        _libcuda = _LibCuda()
+    return _libcuda
+
+
+def checked(code: int, what: str) -> None:
+    if code:
+        raise RuntimeFailure(f"{what} failed: {_error_text(code)}")
+
+
+_hopper_devices: set[int] = set()
+
+
+def require_hopper(tensors, names) -> int:
+    """The CUDA device all `tensors` live on, after checking it is a Hopper GPU."""
+    import torch
+
+    if not _hopper_devices and not torch.cuda.is_available():
+        raise FusionError("no CUDA GPU is available: fd.execute needs an NVIDIA Hopper GPU "
+                          "(fd.compile works without one)")
+    devices = set()
+    for t, name in zip(tensors, names):
+        if not getattr(t, "is_cuda", False):
+            raise FusionError(f"{name} is a CPU tensor; fd.execute takes CUDA tensors")
+        devices.add(t.device.index)
+    if len(devices) > 1:
+        raise FusionError(f"tensors are on several devices {sorted(devices)}")
+    device = devices.pop()
+    if device not in _hopper_devices:
+        major, minor = torch.cuda.get_device_capability(device)
+        if (major, minor) != (9, 0):
+            raise FusionError(f"{torch.cuda.get_device_name(device)} is sm_{major}{minor}; fuser_mlir "
+                              "kernels need a Hopper GPU (sm_90a)")
+        _hopper_devices.add(device)
+    return device
+
+
+@dataclass(frozen=True)
+class LoadedKernel:
+    function: int          # CUfunction handle
+    resident_ctas: int     # SMs x CTAs per SM: the persistent grid's upper bound
+
+
+_loaded: dict[tuple[str, int], LoadedKernel] = {}
+
+
+def load(artifact, device: int) -> LoadedKernel:
+    """The artifact's kernel on `device` (loaded once per device)."""
+    cached = _loaded.get((artifact.key, device))
+    if cached:
+        return cached
+    import torch
+
+    cu = _cu()
+    torch.cuda.init()
+    meta = artifact.meta
+    with torch.cuda.device(device):
+        torch.cuda.current_stream(device)        # makes torch's primary context current
+        image = artifact.cubin or (artifact.ptx.encode() + b"\0")
+        module = check(cu.cuModuleLoadData(image), "cuModuleLoadData")
+        func = check(cu.cuModuleGetFunction(module, meta["entry"].encode()), "cuModuleGetFunction")
+        smem = meta["dynamic_smem"]
+        dev = check(cu.cuCtxGetDevice(), "cuCtxGetDevice")
+        limit = check(cu.cuDeviceGetAttribute(
+            cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev), "cuDeviceGetAttribute")
+        if smem > limit:
+            raise FusionError(f"kernel {meta['entry']} needs {smem} B of shared memory; "
+                              f"the device allows {limit} B per block")
+        if smem > 48 * 1024:
+            check(cu.cuFuncSetAttribute(
+                func, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
+                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
+        sms = check(cu.cuDeviceGetAttribute(
+            cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev), "cuDeviceGetAttribute")
+        per_sm = check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(func, meta["block"][0], smem),
+                       "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+        if per_sm < 1:
+            raise FusionError(f"kernel {meta['entry']} cannot be resident on this GPU "
+                              f"({smem} B smem, {meta['block'][0]} threads)")
+    _loaded[(artifact.key, device)] = LoadedKernel(int(func), sms * per_sm)
+    return _loaded[(artifact.key, device)]
+
+
+class TensorMapSlot:
+    """One TMA descriptor parameter: 128 aligned bytes re-encoded in place when the tensor's
+    address changes.  Dims, strides and box are fixed per input signature, so they are built once
+    as C arrays and only the address varies per call."""
+
+    def __init__(self, dtype: str, view, box, name: str, itemsize: int):
+        if any(b > 256 for b in box):
+            raise FusionError(f"{name}: TMA boxes are at most 256 elements per dim, got {list(box)}")
+        dims = list(reversed(view))                       # innermost first
+        strides = [dims[0] * itemsize] if len(dims) == 2 else []
+        if any(s % 16 for s in strides):
+            raise FusionError(f"{name}: row stride {strides[0]} B is not a multiple of 16 (TMA requires it)")
+        # An empty stride array would be NULL, which the driver rejects even for rank 1 (seen on
+        # the H100, driver 580): give rank 1 one unused, valid stride.
+        strides = strides or [16]
+        self.name = name
+        self.rank = len(dims)
+        self.dtype = _TENSORMAP_DTYPES[dtype]
+        self.dims = (ctypes.c_uint64 * len(dims))(*dims)
+        self.strides = (ctypes.c_uint64 * len(strides))(*strides)
+        self.box = (ctypes.c_uint32 * len(box))(*reversed(box))
+        self.element_strides = (ctypes.c_uint32 * len(box))(*([1] * len(box)))
+        self._storage = ctypes.create_string_buffer(TENSORMAP_BYTES + 64)
+        self.address = (ctypes.addressof(self._storage) + 63) // 64 * 64
+        self.tensor_address = None
+
+    def encode(self, tensor_address: int) -> None:
+        if tensor_address == self.tensor_address:
+            return
+        if tensor_address % 16:
+            raise FusionError(f"{self.name}: data pointer {tensor_address:#x} is not 16-byte aligned (TMA requires it)")
+        checked(libcuda().encode_tiled(self.address, self.dtype, self.rank, tensor_address, self.dims,
+                                       self.strides, self.box, self.element_strides, 0, 0,
+                                       _L2_PROMOTION_256B, 0), f"cuTensorMapEncodeTiled({self.name})")
+        self.tensor_address = tensor_address

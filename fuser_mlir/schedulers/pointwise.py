@@ -1,0 +1,176 @@
+"""The pointwise scheduler: decisions in plain Python (the GPU machine runs this too); the kernel
+it builds is `pointwise_kernel.py`.
+
+Every tensor of a pointwise kernel is seen through one 2-D view [rows, cols] of the output shape:
+the natural [prod(shape[:-1]), shape[-1]] when its rows are 16-byte multiples for every dtype
+(TMA's stride rule), otherwise the flat 1-D view [N].  A tile is `boxes` TMA boxes of
+[box_rows, box_cols] elements (box_cols <= 256, TMA's limit); tails fall out of bounds, where TMA
+loads zero-fill and stores write nothing.  `stages` input buffers form the load pipeline; each
+stage has its own output buffer, so up to `stages - 1` TMA stores stay in flight while later
+tiles are computed.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from ..diagnostics import FusionError
+from ..frontend.dtypes import DataType
+from . import FusionSig
+
+POINTWISE_OPS = frozenset({"unary", "binary", "ternary", "cast", "broadcast"})
+
+SMEM_LIMIT = 227 * 1024          # H100 per-block opt-in maximum
+SMEM_TARGET = 113 * 1024         # two CTAs per SM: one computes while the other issues
+DATA_START = 1024                # mbarriers live below; data buffers start 1024-B aligned
+THREADS = 512
+VECTOR = 8                       # elements per thread per step (16 B of bf16)
+# (tile elements, stages), best first; tried under SMEM_TARGET, then under SMEM_LIMIT.
+TILE_CHOICES = ((8192, 4), (4096, 4), (8192, 3), (4096, 3), (8192, 2), (4096, 2), (2048, 4), (2048, 2),
+                (1024, 2))
+
+
+def _round_up(x: int, m: int) -> int:
+    return (x + m - 1) // m * m
+
+
+@dataclass(frozen=True)
+class PointwiseSchedule:
+    in_dtypes: tuple[str, ...]
+    out_dtypes: tuple[str, ...]
+    rank: int                    # 1: flat view [N]; 2: [rows, cols]
+    box_rows: int
+    box_cols: int
+    boxes: int
+    stages: int
+    vector: int = VECTOR
+
+    @property
+    def threads(self) -> int:
+        """Up to THREADS, but no more than the tile gives work to."""
+        return min(THREADS, max(32, self.tile_elems // self.vector // 32 * 32))
+
+    @property
+    def tile_elems(self) -> int:
+        return self.box_rows * self.box_cols * self.boxes
+
+    @property
+    def box_shape(self) -> list[int]:
+        return [self.box_rows, self.box_cols] if self.rank == 2 else [self.box_cols]
+
+    def buffer_bytes(self, dtype: str) -> int:
+        return self.tile_elems * DataType(dtype).itemsize
+
+    def layout(self):
+        """Byte offsets: (input[stage][j], output[stage][j], total bytes).  Buffers 1024-aligned."""
+        offset = DATA_START
+        inputs = [[0] * len(self.in_dtypes) for _ in range(self.stages)]
+        outputs = [[0] * len(self.out_dtypes) for _ in range(self.stages)]
+        for table, dtypes in ((inputs, self.in_dtypes), (outputs, self.out_dtypes)):
+            for row in table:
+                for j, dtype in enumerate(dtypes):
+                    row[j] = offset
+                    offset = _round_up(offset + self.buffer_bytes(dtype), 1024)
+        return inputs, outputs, offset
+
+    @property
+    def smem_bytes(self) -> int:
+        return self.layout()[2]
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "threads": self.threads}
+
+
+def choose_view_rank(shape, dtypes) -> int:
+    """2 ([rows, cols]) when every dtype's rows are 16-byte multiples (TMA's stride rule) and
+    wide enough to fill a box; else 1 (the flat view).  A dynamic innermost dim gives 1."""
+    cols = shape[-1] if shape else 1
+    if len(shape) >= 2 and cols >= 64 and all(cols * DataType(d).itemsize % 16 == 0 for d in dtypes):
+        return 2
+    return 1
+
+
+def choose_schedule(in_dtypes, out_dtypes, out_shape) -> PointwiseSchedule:
+    in_bytes = sum(DataType(d).itemsize for d in in_dtypes)
+    out_bytes = sum(DataType(d).itemsize for d in out_dtypes)
+    rank = choose_view_rank(out_shape, tuple(in_dtypes) + tuple(out_dtypes))
+    for budget in (SMEM_TARGET, SMEM_LIMIT):
+        for tile, stages in TILE_CHOICES:
+            if rank == 2:
+                box_cols = min(256, _round_up(out_shape[-1], 16))
+                box_rows, boxes = max(1, min(256, tile // box_cols)), 1
+            else:
+                box_cols, box_rows, boxes = 256, 1, tile // 256
+            schedule = PointwiseSchedule(tuple(in_dtypes), tuple(out_dtypes), rank,
+                                         box_rows, box_cols, boxes, stages)
+            if schedule.smem_bytes <= budget and (tile >= 4096 or budget == SMEM_LIMIT):
+                return schedule
+    raise FusionError(f"the pointwise scheduler cannot fit {len(in_dtypes)} inputs ({in_bytes} B/elem) "
+                      f"and {len(out_dtypes)} outputs ({out_bytes} B/elem) in shared memory")
+
+
+_DECISIONS = ("rank", "box_rows", "box_cols", "boxes", "stages")
+
+
+class _Pointwise:
+    name = "pointwise"
+
+    def can_schedule(self, sig: FusionSig) -> str | None:
+        others = sig.ops - POINTWISE_OPS
+        if others:
+            return f"ops {', '.join(sorted(others))} are not pointwise"
+        shapes = {o.shape for o in sig.outputs}
+        if len(shapes) > 1:
+            return f"outputs differ in shape ({', '.join(map(str, sorted(shapes)))})"
+        return None
+
+    def heuristic(self, sig: FusionSig) -> PointwiseSchedule:
+        return choose_schedule(_dtypes(sig.inputs), _dtypes(sig.outputs), sig.outputs[0].shape)
+
+    def encode(self, params: PointwiseSchedule) -> dict:
+        return {k: getattr(params, k) for k in _DECISIONS}
+
+    def decode(self, sig: FusionSig, fields: dict) -> PointwiseSchedule:
+        missing = [k for k in _DECISIONS if not isinstance(fields.get(k), int)]
+        if missing:
+            raise FusionError(f"pointwise schedule needs integer fields {', '.join(missing)}")
+        params = PointwiseSchedule(_dtypes(sig.inputs), _dtypes(sig.outputs), *(fields[k] for k in _DECISIONS))
+        if params.rank not in (1, 2) or params.box_cols > 256 or params.box_rows > 256 or params.stages < 1:
+            raise FusionError(f"pointwise schedule {fields} is outside TMA's limits (rank 1-2, boxes <= 256)")
+        return params
+
+    def build(self, func_op, params: PointwiseSchedule, kernel_name: str, insertion_point):
+        from .pointwise_kernel import build_kernel
+
+        return build_kernel(func_op, params, kernel_name, insertion_point)
+
+    def launch(self, params: PointwiseSchedule, out_shape) -> dict:
+        """Kernel scalars and tile count for a concrete output shape."""
+        n = math.prod(out_shape)
+        if params.rank == 2:
+            cols = out_shape[-1]
+            view = (n // cols, cols)
+            tiles = math.ceil(view[0] / params.box_rows) * math.ceil(cols / (params.box_cols * params.boxes))
+        else:
+            view = (n,)
+            tiles = math.ceil(n / (params.box_cols * params.boxes))
+        return {"view": view, "tiles": tiles}
+
+    def meta(self, params: PointwiseSchedule) -> dict:
+        """The artifact's launch recipe."""
+        n_in = len(params.in_dtypes)
+        kernel_params = [{"kind": "tensormap", "tensor": f"input{j}" if j < n_in else f"output{j - n_in}",
+                          "dtype": d, "box": params.box_shape}
+                         for j, d in enumerate(params.in_dtypes + params.out_dtypes)]
+        kernel_params += [{"kind": "scalar", "type": "i32", "value": name}
+                          for name in (("rows", "cols") if params.rank == 2 else ("elements",))]
+        return {"params": kernel_params, "block": [params.threads, 1, 1],
+                "grid": "persistent: min(tiles, SMs x resident CTAs per SM)",
+                "dynamic_smem": params.smem_bytes, "schedule": params.to_json()}
+
+
+def _dtypes(tensors) -> tuple[str, ...]:
+    return tuple(t.dtype.value for t in tensors)
+
+
+SCHEDULER = _Pointwise()

@@ -1,0 +1,192 @@
+"""The pointwise scheduler's kernel: a fusion func + a PointwiseSchedule -> kernel IR (gpu + nvasync).
+
+Shape of the kernel (one CTA per SM slot, persistent over tiles t = blockIdx.x + i * gridDim.x):
+
+    init full[s] (one elected thread)
+    elected: TMA-load the first `stages` tiles, each stage completing on full[s]
+    for each round r, for each stage s (unrolled, so every smem buffer is static):
+        wait full[s] (parity r & 1); compute in f32: input[s] -> output[s]
+        elected: TMA-store output[s], refill input[s] with tile i + stages
+
+The body is read from the fusion ops of the func (`kernel.scalar_math` per op and lane).  No
+barrier, fence or bulk wait is written here: the sync passes derive them from the hazards
+(fuser_mlir.backend.pipeline.SYNC_PASSES).  The mbarrier protocol (init, expect-tx, parity waits)
+is the pipeline itself and stays until the pipelining pass derives it.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, gpu, scf, vector
+
+from ..dialects import nvasync
+from ..kernel import scalar_math
+from ..kernel.builders import (elected_lane_of_warp0, i32, if_then, index, memory_type, smem_type,
+                               to_i32, to_index)
+from .pointwise import PointwiseSchedule
+
+
+def build_kernel(func_op, schedule: PointwiseSchedule, kernel_name: str, insertion_point):
+    """Insert the kernel for fusion `func_op` as `gpu.func @kernel_name` at `insertion_point`
+    (inside a gpu.module)."""
+    n_tmaps = len(schedule.in_dtypes) + len(schedule.out_dtypes)
+    scalars = ["%rows: i32, %cols: i32"] if schedule.rank == 2 else ["%n: i32"]
+    params = [f"%tm{i}: !llvm.ptr" for i in range(n_tmaps)] + scalars
+    holder = ir.Module.parse(
+        f"gpu.module @holder {{ gpu.func @{kernel_name}({', '.join(params)}) kernel attributes "
+        f"{{gpu.known_block_size = array<i32: {schedule.threads}, 1, 1>}} {{ gpu.return }} }}")
+    kernel = holder.body.operations[0].regions[0].blocks[0].operations[0]
+    entry = kernel.regions[0].blocks[0]
+    with ir.InsertionPoint(entry.operations[0]):
+        _KernelBuilder(func_op, schedule, list(entry.arguments)).build()
+    kernel.operation.detach_from_parent()
+    insertion_point.insert(kernel.operation)
+    return kernel
+
+
+class _KernelBuilder:
+    def __init__(self, func_op, schedule: PointwiseSchedule, args):
+        self.body = func_op.regions[0].blocks[0]
+        self.s = schedule
+        n_in = len(schedule.in_dtypes)
+        self.in_maps, self.out_maps = args[:n_in], args[n_in:n_in + len(schedule.out_dtypes)]
+        self.dims = [to_index(a) for a in args[n_in + len(schedule.out_dtypes):]]
+
+    # --- buffers -------------------------------------------------------------------------------
+    def declare_buffers(self):
+        s = self.s
+        in_offsets, out_offsets, _ = s.layout()
+        self.full = nvasync.SmemBufferOp(smem_type([s.stages], "i64"), offset=0).buffer
+
+        def views(offset, dtype):
+            box_bytes = s.buffer_bytes(dtype) // s.boxes
+            boxes = [nvasync.SmemBufferOp(smem_type(s.box_shape, dtype), offset=offset + k * box_bytes).buffer
+                     for k in range(s.boxes)]
+            flat = nvasync.SmemBufferOp(smem_type([s.tile_elems], dtype), offset=offset).buffer
+            return boxes, flat
+
+        self.inputs = [[views(off, d) for off, d in zip(row, s.in_dtypes)] for row in in_offsets]
+        self.outputs = [[views(off, d) for off, d in zip(row, s.out_dtypes)] for row in out_offsets]
+
+    # --- tiles ---------------------------------------------------------------------------------
+    def tile_grid(self):
+        s = self.s
+        if s.rank == 2:
+            rows, cols = self.dims
+            self.tiles_c = arith.ceildivui(cols, index(s.box_cols * s.boxes))
+            self.num_tiles = arith.muli(arith.ceildivui(rows, index(s.box_rows)), self.tiles_c)
+        else:
+            self.num_tiles = arith.ceildivui(self.dims[0], index(s.box_cols * s.boxes))
+
+    def box_coords(self, tile, k):
+        """TMA coordinates (outermost first) of box k of `tile`."""
+        s = self.s
+        tile = to_i32(tile)       # 32-bit: a 64-bit division costs ~30 instructions per tile
+        if s.rank == 2:
+            tiles_c = to_i32(self.tiles_c)
+            row = arith.muli(arith.divui(tile, tiles_c), i32(s.box_rows))
+            col = arith.muli(arith.remui(tile, tiles_c), i32(s.box_cols * s.boxes))
+            return [row, arith.addi(col, i32(k * s.box_cols))]
+        return [arith.addi(arith.muli(tile, i32(s.boxes * s.box_cols)), i32(k * s.box_cols))]
+
+    def issue_loads(self, stage, tile):
+        s = self.s
+        tx_bytes = sum(s.buffer_bytes(d) for d in s.in_dtypes)
+        stage_index = index(stage)
+        nvasync.MbarrierArriveExpectTxOp(self.full, stage_index, bytes=tx_bytes)
+        for j, (boxes, _) in enumerate(self.inputs[stage]):
+            for k, box in enumerate(boxes):
+                nvasync.TmaLoadOp(self.in_maps[j], box, self.full, stage_index, self.box_coords(tile, k))
+
+    def issue_stores(self, stage, tile):
+        for j, (boxes, _) in enumerate(self.outputs[stage]):
+            for k, box in enumerate(boxes):
+                nvasync.TmaStoreOp(self.out_maps[j], box, self.box_coords(tile, k))
+
+    # --- compute -------------------------------------------------------------------------------
+    def compute(self, stage, tid):
+        s = self.s
+        step = s.threads * s.vector
+        for first in range(0, s.tile_elems, step):
+            e = arith.muli(arith.addi(tid, index(first // s.vector)), index(s.vector))
+            if s.tile_elems % step:
+                with if_then(arith.cmpi(arith.CmpIPredicate.ult, e, index(s.tile_elems))):
+                    self.compute_vector(stage, e)
+            else:
+                self.compute_vector(stage, e)
+
+    def compute_vector(self, stage, e):
+        """Load `vector` elements of every input at flat offset `e`, evaluate the fusion's ops
+        lane by lane, store every output."""
+        s, f32 = self.s, ir.F32Type.get()
+        values = {}
+        for j, arg in enumerate(self.body.arguments):
+            flat = self.inputs[stage][j][1]
+            loaded = vector.load(ir.VectorType.get([s.vector], memory_type(s.in_dtypes[j])), flat, [e])
+            if s.in_dtypes[j] == "i1":
+                zero = arith.constant(loaded.type, ir.DenseElementsAttr.get_splat(
+                    loaded.type, ir.IntegerAttr.get(ir.IntegerType.get_signless(8), 0)))
+                loaded = arith.cmpi(arith.CmpIPredicate.ne, loaded, zero)
+            elif s.in_dtypes[j] != "f32":
+                loaded = arith.extf(ir.VectorType.get([s.vector], f32), loaded)
+            values[arg] = [vector.extract(loaded, [], [i]) for i in range(s.vector)]
+        for op in self.body.operations:
+            name = op.operation.name
+            if name == "func.return":
+                outputs = [values[v] for v in op.operands]
+            elif name == "fusion.broadcast":      # inputs arrive broadcast to the output shape
+                values[op.result] = values[op.operands[0]]
+            elif name == "fusion.cast":
+                src, dst = (_dtype(v) for v in (op.operands[0], op.result))
+                values[op.result] = [scalar_math.cast(x, src, dst) for x in values[op.operands[0]]]
+            else:
+                kind = ir.StringAttr(op.attributes["kind"]).value
+                lanes = zip(*(values[v] for v in op.operands))
+                values[op.result] = [scalar_math.scalar(name.partition(".")[2], kind, lane) for lane in lanes]
+        for j, lanes in enumerate(outputs):
+            dtype = s.out_dtypes[j]
+            result = vector.from_elements(ir.VectorType.get([s.vector], f32), lanes)
+            if dtype != "f32":
+                result = arith.truncf(ir.VectorType.get([s.vector], memory_type(dtype)), result)
+            vector.store(result, self.outputs[stage][j][1], [e])
+
+    # --- the kernel ------------------------------------------------------------------------------
+    def build(self):
+        s = self.s
+        self.declare_buffers()
+        self.tile_grid()
+        tid = gpu.thread_id(gpu.Dimension.x)
+        block, grid = gpu.block_id(gpu.Dimension.x), gpu.grid_dim(gpu.Dimension.x)
+        # One elected lane of warp 0 issues all TMA; the warp test is warp-uniform.
+        # The issuing thread, chosen once: bulk groups are per thread, so every TMA op, commit
+        # and wait of this kernel must run on the same lane.
+        issuer = elected_lane_of_warp0(tid)
+        with if_then(issuer):
+            for stage in range(s.stages):
+                nvasync.MbarrierInitOp(self.full, index(stage), count=1)
+        with if_then(issuer):
+            for stage in range(s.stages):
+                tile = arith.addi(block, arith.muli(index(stage), grid))
+                with if_then(arith.cmpi(arith.CmpIPredicate.ult, tile, self.num_tiles)):
+                    self.issue_loads(stage, tile)
+        my_tiles = arith.ceildivui(arith.subi(self.num_tiles, block), grid)
+        rounds = arith.ceildivui(my_tiles, index(s.stages))
+        loop = scf.ForOp(index(0), rounds, index(1))
+        with ir.InsertionPoint(loop.body):
+            r = loop.induction_variable
+            parity = to_i32(arith.andi(r, index(1)))
+            for stage in range(s.stages):
+                i = arith.addi(arith.muli(r, index(s.stages)), index(stage))
+                with if_then(arith.cmpi(arith.CmpIPredicate.ult, i, my_tiles)):
+                    tile = arith.addi(block, arith.muli(i, grid))
+                    nvasync.MbarrierTryWaitParityOp(self.full, index(stage), parity)
+                    self.compute(stage, tid)
+                    with if_then(issuer):
+                        self.issue_stores(stage, tile)
+                        next_i = arith.addi(i, index(s.stages))
+                        with if_then(arith.cmpi(arith.CmpIPredicate.ult, next_i, my_tiles)):
+                            self.issue_loads(stage, arith.addi(block, arith.muli(next_i, grid)))
+            scf.YieldOp([])
+
+
+def _dtype(value) -> str:
+    return str(ir.RankedTensorType(value.type).element_type)

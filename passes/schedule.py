@@ -1,0 +1,94 @@
+"""fuser-schedule: turn each fusion func into kernel IR, by the scheduler that takes it.
+
+Rule: every `func.func` marked `fusion.fusion` is replaced by a `gpu.func` kernel of the same
+name in the module's `gpu.module @kernels` (created when missing; the module becomes a
+`gpu.container_module`).  The func's `fusion.schedule` attribute, when present, names the
+scheduler and its decisions (`{scheduler = "pointwise", rank = 2, box_rows = 32, ...}`; the API
+writes it from concrete shapes).  Otherwise the first registered scheduler that takes the fusion
+decides with its heuristic on the func's static shapes: a dynamic dim (`?`) is unknown at
+compile time and reaches the kernel as a scalar parameter.
+Contract: in: fusion funcs whose ops verify (run fuser-verify-dialects first); other ops are left
+alone.  out: kernel IR with no barrier, fence or wait (the sync passes derive them next).  A
+fusion no scheduler takes, or a malformed schedule attribute, is an error at the func.
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from ..diagnostics import FusionError
+from ..dialects.fusion import FUSION_ATTR, SCHEDULE_ATTR
+from ..frontend.dtypes import DataType
+from ..schedulers import FusionSig, TensorSig, by_name, pick
+
+KERNEL_MODULE = "kernels"
+
+
+def signature(func_op) -> FusionSig:
+    """The scheduler's view of a fusion func: its op names and argument/result types."""
+    ftype = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
+    ops = frozenset(op.operation.name.partition(".")[2] for op in func_op.regions[0].blocks[0].operations
+                    if op.operation.name.startswith("fusion."))
+    return FusionSig(ops, tuple(map(_tensor_sig, ftype.inputs)), tuple(map(_tensor_sig, ftype.results)))
+
+
+def _tensor_sig(ty) -> TensorSig:
+    ty = ir.RankedTensorType(ty)
+    dynamic = ir.ShapedType.get_dynamic_size()
+    return TensorSig(tuple(-1 if d == dynamic else d for d in ty.shape), DataType(str(ty.element_type)))
+
+
+def schedule_of(func_op, sig: FusionSig):
+    """(scheduler, params) for a fusion func: from its `fusion.schedule` attribute, else chosen."""
+    if SCHEDULE_ATTR not in func_op.attributes:
+        scheduler = pick(sig)
+        return scheduler, scheduler.heuristic(sig)
+    fields = {}
+    for named in ir.DictAttr(func_op.attributes[SCHEDULE_ATTR]):
+        attr = named.attr
+        fields[named.name] = (ir.StringAttr(attr).value if isinstance(attr, ir.StringAttr)
+                              else ir.IntegerAttr(attr).value)
+    scheduler = by_name(str(fields.pop("scheduler", "")))
+    reason = scheduler.can_schedule(sig)
+    if reason:
+        raise FusionError(f"scheduler '{scheduler.name}' cannot take this fusion: {reason}")
+    return scheduler, scheduler.decode(sig, fields)
+
+
+def schedule_attr(scheduler, params) -> str:
+    """The `fusion.schedule` attribute text for these decisions."""
+    fields = ", ".join(f"{k} = {v}" for k, v in scheduler.encode(params).items())
+    return f'{{scheduler = "{scheduler.name}", {fields}}}'
+
+
+def run(module_op, pass_) -> None:
+    funcs = [op for op in module_op.regions[0].blocks[0].operations
+             if op.operation.name == "func.func" and FUSION_ATTR in op.attributes]
+    if not funcs:
+        return
+    kernels = _kernel_module(module_op)
+    failed = False
+    for func in funcs:
+        sig = signature(func)
+        try:
+            scheduler, params = schedule_of(func, sig)
+            name = ir.StringAttr(func.attributes["sym_name"]).value
+            scheduler.build(func, params, name, ir.InsertionPoint(kernels.regions[0].blocks[0]))
+        except (FusionError, ValueError) as exc:
+            func.location.emit_error(f"fuser-schedule: {exc}")
+            failed = True
+            continue
+        func.operation.erase()
+    if failed:
+        pass_.signal_pass_failure()
+
+
+def _kernel_module(module_op):
+    """The module's `gpu.module @kernels`, created at its end when missing."""
+    body = module_op.regions[0].blocks[0]
+    for op in body.operations:
+        if op.operation.name == "gpu.module" and ir.StringAttr(op.attributes["sym_name"]).value == KERNEL_MODULE:
+            return op
+    module_op.attributes["gpu.container_module"] = ir.UnitAttr.get()
+    kernels = ir.Operation.parse(f"gpu.module @{KERNEL_MODULE} {{}}")
+    ir.InsertionPoint(body).insert(kernels)
+    return kernels
