@@ -58,7 +58,7 @@ TERNARY = {
 
 
 def cast(value, from_dtype: str, to_dtype: str):
-    """A value of storage type `from_dtype` converted to `to_dtype`, in compute form."""
+    """A compute-form value of fusion type `from_dtype` converted to `to_dtype`, in compute form."""
     if to_dtype == "f32" or from_dtype == to_dtype:
         return value
     return arith.extf(ir.F32Type.get(), arith.truncf(memory_type(to_dtype), value))

@@ -19,7 +19,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, scf, vector
 
 from ..dialects import nvasync
-from ..kernel import scalar_math
+from ..kernel import body
 from ..kernel.builders import (elected_lane_of_warp0, i32, if_then, index, memory_type, smem_type,
                                to_i32, to_index)
 from .pointwise import PointwiseSchedule
@@ -45,7 +45,7 @@ def build_kernel(func_op, schedule: PointwiseSchedule, kernel_name: str, inserti
 
 class _KernelBuilder:
     def __init__(self, func_op, schedule: PointwiseSchedule, args):
-        self.body = func_op.regions[0].blocks[0]
+        self.func = func_op
         self.s = schedule
         n_in = len(schedule.in_dtypes)
         self.in_maps, self.out_maps = args[:n_in], args[n_in:n_in + len(schedule.out_dtypes)]
@@ -115,39 +115,19 @@ class _KernelBuilder:
                 self.compute_vector(stage, e)
 
     def compute_vector(self, stage, e):
-        """Load `vector` elements of every input at flat offset `e`, evaluate the fusion's ops
-        lane by lane, store every output."""
-        s, f32 = self.s, ir.F32Type.get()
-        values = {}
-        for j, arg in enumerate(self.body.arguments):
-            flat = self.inputs[stage][j][1]
-            loaded = vector.load(ir.VectorType.get([s.vector], memory_type(s.in_dtypes[j])), flat, [e])
-            if s.in_dtypes[j] == "i1":
-                zero = arith.constant(loaded.type, ir.DenseElementsAttr.get_splat(
-                    loaded.type, ir.IntegerAttr.get(ir.IntegerType.get_signless(8), 0)))
-                loaded = arith.cmpi(arith.CmpIPredicate.ne, loaded, zero)
-            elif s.in_dtypes[j] != "f32":
-                loaded = arith.extf(ir.VectorType.get([s.vector], f32), loaded)
-            values[arg] = [vector.extract(loaded, [], [i]) for i in range(s.vector)]
-        for op in self.body.operations:
-            name = op.operation.name
-            if name == "func.return":
-                outputs = [values[v] for v in op.operands]
-            elif name == "fusion.broadcast":      # inputs arrive broadcast to the output shape
-                values[op.result] = values[op.operands[0]]
-            elif name == "fusion.cast":
-                src, dst = (_dtype(v) for v in (op.operands[0], op.result))
-                values[op.result] = [scalar_math.cast(x, src, dst) for x in values[op.operands[0]]]
-            else:
-                kind = ir.StringAttr(op.attributes["kind"]).value
-                lanes = zip(*(values[v] for v in op.operands))
-                values[op.result] = [scalar_math.scalar(name.partition(".")[2], kind, lane) for lane in lanes]
-        for j, lanes in enumerate(outputs):
-            dtype = s.out_dtypes[j]
-            result = vector.from_elements(ir.VectorType.get([s.vector], f32), lanes)
-            if dtype != "f32":
-                result = arith.truncf(ir.VectorType.get([s.vector], memory_type(dtype)), result)
-            vector.store(result, self.outputs[stage][j][1], [e])
+        """Load `vector` elements of every input at flat offset `e`, evaluate the fusion body lane
+        by lane, store every output."""
+        s = self.s
+        lanes = []
+        for j, dtype in enumerate(s.in_dtypes):
+            loaded = vector.load(ir.VectorType.get([s.vector], memory_type(dtype)), self.inputs[stage][j][1], [e])
+            loaded = body.to_compute(loaded, dtype)
+            lanes.append([vector.extract(loaded, [], [i]) for i in range(s.vector)])
+        results = [body.evaluate(self.func, list(lane)) for lane in zip(*lanes)]
+        for j, dtype in enumerate(s.out_dtypes):
+            element = results[0][j].type
+            packed = vector.from_elements(ir.VectorType.get([s.vector], element), [r[j] for r in results])
+            vector.store(body.to_memory(packed, dtype), self.outputs[stage][j][1], [e])
 
     # --- the kernel ------------------------------------------------------------------------------
     def build(self):
@@ -187,6 +167,3 @@ class _KernelBuilder:
                             self.issue_loads(stage, arith.addi(block, arith.muli(next_i, grid)))
             scf.YieldOp([])
 
-
-def _dtype(value) -> str:
-    return str(ir.RankedTensorType(value.type).element_type)
