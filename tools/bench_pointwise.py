@@ -1,7 +1,9 @@
 """Pointwise bandwidth benchmark: fuser_mlir vs torch eager vs torch.compile, with the copy ceiling.
 
-Effective bandwidth = (bytes read + bytes written) / median kernel time (CUDA events, warm-up,
-tensors of 256 MiB and more so L2 is not reused).  Prints a table and writes JSON.
+Every system is timed as users call it (tools/timing.py device_ms): `fd.execute(inputs)`
+allocating its outputs, the eager expression, the torch.compile'd function; effective bandwidth =
+(bytes read + written) / median time.  Shapes: the 2^27-element tensors of the throughput table
+and three model-sized ones (256x1024, 2048x4096, 8192x8192), where host cost shows.
 
     # here (MLIR available): build the kernels the benchmark launches
     FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_pointwise.py --build
@@ -12,14 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 
 import torch
+from timing import device_ms
 
 from fuser_mlir import DataType, FusionDefinition
 
 N = 1 << 27          # elements per tensor: 256 MiB of bf16, 512 MiB of f32
-SHAPE = (N // 8192, 8192)
+SHAPES = [(256, 1024), (2048, 4096), (8192, 8192), (N // 8192, 8192)]
 
 
 def _def(n_inputs, dtype, body):
@@ -46,70 +48,52 @@ FUSIONS = {
 }
 
 
-def median_ms(fn, warmup=5, samples=15, repeat=8):
-    """Median over samples of the mean time of `repeat` back-to-back calls: host work for the next
-    launch overlaps the running kernel, as in a real program (one call alone would also time the
-    host's preparation while the GPU idles)."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(samples):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(repeat):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / repeat)
-    return statistics.median(times)
-
-
 def build():
     for name, (make, _, dtype) in FUSIONS.items():
-        fd = make()
-        fd.compile([torch.empty(SHAPE, dtype=dtype, device="meta") for _ in fd.inputs])
+        for shape in SHAPES:
+            fd = make()
+            fd.compile([torch.empty(shape, dtype=dtype, device="meta") for _ in fd.inputs])
         print("built", name)
 
 
 def bench(json_path):
-    results = {"device": torch.cuda.get_device_name(), "elements": N, "shape": SHAPE, "rows": []}
+    results = {"device": torch.cuda.get_device_name(), "shapes": SHAPES, "rows": []}
     src = torch.randn(2 * N, device="cuda")             # 512 MiB f32 copy
     dst = torch.empty_like(src)
-    copy_ms = median_ms(lambda: dst.copy_(src))
+    copy_ms = device_ms(lambda: dst.copy_(src))
     copy_bw = 2 * src.numel() * 4 / copy_ms / 1e9
     results["copy_TBps"] = copy_bw
     del src, dst
     for name, (make, eager, dtype) in FUSIONS.items():
-        fd = make()
-        inputs = [torch.randn(SHAPE, device="cuda").to(dtype) for _ in fd.inputs]
-        compiled = fd.compile(inputs)
-        outs = [torch.empty(SHAPE, device="cuda", dtype=dtype) for _ in fd.outputs]
-        nbytes = sum(t.numel() * t.element_size() for t in inputs + outs)
-        row = {"fusion": name, "bytes": nbytes}
-        row["fuser_mlir_ms"] = median_ms(lambda: compiled.run(inputs, outs))
-        row["eager_ms"] = median_ms(lambda: eager(*inputs))
-        try:
-            compiled_torch = torch.compile(eager)
-            row["torch_compile_ms"] = median_ms(lambda: compiled_torch(*inputs))
-        except Exception as exc:       # report, don't hide: the table says why it is missing
-            row["torch_compile_ms"] = None
-            row["torch_compile_error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
-        for key in ("fuser_mlir", "eager", "torch_compile"):
-            ms = row[f"{key}_ms"]
-            row[f"{key}_TBps"] = nbytes / ms / 1e9 if ms else None
-        results["rows"].append(row)
-        del inputs, outs
-        torch.cuda.empty_cache()
-    print(f"device: {results['device']}; tensors of {N} elements; copy ceiling {copy_bw:.2f} TB/s")
-    print(f"{'fusion':38s} {'fuser_mlir':>12s} {'% copy':>7s} {'eager':>8s} {'compile':>8s} {'vs eager':>8s} {'vs compile':>10s}")
+        compiled_torch = torch.compile(eager)
+        for shape in SHAPES:
+            fd = make()
+            inputs = [torch.randn(shape, device="cuda").to(dtype) for _ in fd.inputs]
+            outs = fd.execute(inputs)
+            nbytes = sum(t.numel() * t.element_size() for t in inputs + outs)
+            row = {"fusion": name, "shape": shape, "bytes": nbytes}
+            row["fuser_mlir_ms"] = device_ms(lambda: fd.execute(inputs))
+            row["eager_ms"] = device_ms(lambda: eager(*inputs))
+            try:
+                row["torch_compile_ms"] = device_ms(lambda: compiled_torch(*inputs))
+            except Exception as exc:       # report, don't hide: the table says why it is missing
+                row["torch_compile_ms"] = None
+                row["torch_compile_error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+            for key in ("fuser_mlir", "eager", "torch_compile"):
+                ms = row[f"{key}_ms"]
+                row[f"{key}_TBps"] = nbytes / ms / 1e9 if ms else None
+            results["rows"].append(row)
+            del inputs, outs
+            torch.cuda.empty_cache()
+    print(f"device: {results['device']}; copy ceiling {copy_bw:.2f} TB/s; times as called (host included)")
+    print(f"{'fusion':36s} {'shape':>12s} {'fuser_mlir':>10s} {'% copy':>7s} {'eager':>6s} {'compile':>7s} "
+          f"{'vs eager':>8s} {'vs compile':>10s}")
     for r in results["rows"]:
         tc = r["torch_compile_TBps"]
         vs_compile = "n/a" if tc is None else f"{r['torch_compile_ms'] / r['fuser_mlir_ms']:.2f}x"
-        print(f"{r['fusion']:38s} {r['fuser_mlir_TBps']:9.2f} TB/s {100 * r['fuser_mlir_TBps'] / copy_bw:6.1f}% "
-              f"{r['eager_TBps']:8.2f} {tc if tc is None else round(tc, 2)!s:>8s} "
-              f"{r['eager_ms'] / r['fuser_mlir_ms']:7.2f}x "
-              f"{vs_compile:>10s}")
+        print(f"{r['fusion']:36s} {'x'.join(map(str, r['shape'])):>12s} {r['fuser_mlir_TBps']:10.2f} "
+              f"{100 * r['fuser_mlir_TBps'] / copy_bw:6.1f}% {r['eager_TBps']:6.2f} "
+              f"{tc if tc is None else round(tc, 2)!s:>7s} {r['eager_ms'] / r['fuser_mlir_ms']:7.2f}x {vs_compile:>10s}")
     if json_path:
         with open(json_path, "w") as f:
             json.dump(results, f, indent=1)

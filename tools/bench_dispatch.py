@@ -1,0 +1,130 @@
+"""Host cost of one call: fd.execute (cached) next to a torch eager op, torch.compile and a Triton
+kernel launch, in the same run, with a breakdown of fd.execute's hot path.
+
+The fusion is relu(x) * y on small bf16 tensors, so every system is host-bound and the numbers
+are what a call costs the Python thread (tools/timing.py host_us).
+
+    # here (MLIR available): build the kernel
+    FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_dispatch.py --build
+    # on the H100 (offline):
+    FUSER_MLIR_CACHE_DIR=.fuser_cache FUSER_MLIR_OFFLINE=1 python3 tools/bench_dispatch.py --json out.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+import torch
+from timing import host_us
+
+from fuser_mlir import DataType, FusionDefinition
+
+SHAPE = (256, 1024)
+
+
+def relu_mul():
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1, -1], DataType.BFloat16)
+        y = fd.define_tensor([-1, -1], DataType.BFloat16)
+        fd.add_output(fd.ops.mul(fd.ops.relu(x), y))
+    return fd
+
+
+def build():
+    relu_mul().compile([torch.empty(SHAPE, dtype=torch.bfloat16, device="meta")] * 2)
+    print("built relu(x)*y bf16")
+
+
+def triton_launcher():
+    """A Triton kernel computing the same thing, or None with the reason."""
+    try:
+        import triton
+        import triton.language as tl
+    except ImportError as exc:
+        return None, f"no triton: {exc}"
+
+    @triton.jit
+    def relu_mul_kernel(x_ptr, y_ptr, o_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask)
+        y = tl.load(y_ptr + offs, mask=mask)
+        tl.store(o_ptr + offs, tl.maximum(x, 0.0) * y, mask=mask)
+
+    def run(x, y):
+        out = torch.empty_like(x)
+        n = x.numel()
+        relu_mul_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+        return out
+
+    return run, None
+
+
+def bench(json_path):
+    x, y = (torch.randn(SHAPE, device="cuda").to(torch.bfloat16) for _ in range(2))
+    fd = relu_mul()
+    expected = torch.relu(x) * y
+    assert torch.equal(fd.execute([x, y])[0], expected), "fd.execute result differs from torch"
+    eager = lambda: torch.relu(x) * y       # noqa: E731
+    compiled_fn = torch.compile(lambda a, b: torch.relu(a) * b)
+    rows = {
+        "fd.execute": host_us(lambda: fd.execute([x, y])),
+        "fd.execute(out=)": None,
+        "torch eager relu(x)*y (2 ops)": host_us(eager),
+        "torch eager x*y (1 op)": host_us(lambda: x * y),
+        "torch.compile": host_us(lambda: compiled_fn(x, y)),
+    }
+    out = [torch.empty_like(x)]
+    rows["fd.execute(out=)"] = host_us(lambda: fd.execute([x, y], out=out))
+    triton_run, why = triton_launcher()
+    rows["triton kernel launch"] = host_us(lambda: triton_run(x, y)) if triton_run else None
+
+    # Breakdown of the hot path: each piece alone.
+    launcher = next(iter(fd._launchers.values()))
+    key = lambda: tuple([(t.shape, t.dtype, t.get_device(), t.is_contiguous()) for t in (x, y)])  # noqa: E731
+    lib = launcher.lib
+    stream = torch._C._cuda_getCurrentRawStream(launcher.device)
+    raw = lambda: lib.launch_kernel(launcher.function, launcher.grid, 1, 1, *launcher.block,  # noqa: E731
+                                    launcher.smem, stream, launcher.params_address, None)
+    slot = launcher.slots[0]
+    other = torch.empty_like(x)
+    addresses = [x.data_ptr(), other.data_ptr()]
+    flip = [0]
+
+    def encode():
+        flip[0] ^= 1
+        slot.encode(addresses[flip[0]])
+
+    breakdown = {
+        "signature key (2 inputs)": host_us(key),
+        "output allocation (torch.empty)": host_us(lambda: torch.empty(SHAPE, dtype=torch.bfloat16, device="cuda")),
+        "tensormap re-encode (address changed)": host_us(encode),
+        "cuLaunchKernel via ctypes": host_us(raw),
+        "current stream lookup": host_us(lambda: torch._C._cuda_getCurrentRawStream(0)),
+        "data_ptr() x3": host_us(lambda: (x.data_ptr(), y.data_ptr(), out[0].data_ptr())),
+    }
+    slot.encode(x.data_ptr())
+    eager_us = rows["torch eager x*y (1 op)"]
+    print(f"device: {torch.cuda.get_device_name()}; relu(x)*y bf16 {list(SHAPE)}; host time per call")
+    for name, us in rows.items():
+        ratio = "" if us is None else f"  ({us / eager_us:.2f}x a torch eager op)"
+        print(f"  {name:34s} {'n/a (' + why + ')' if us is None else f'{us:7.2f} us'}{ratio}")
+    print("fd.execute hot path, piece by piece:")
+    for name, us in breakdown.items():
+        print(f"  {name:40s} {us:7.2f} us")
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(), "shape": SHAPE, "host_us": rows,
+                       "breakdown_us": breakdown, "torch": torch.__version__}, f, indent=1)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--build", action="store_true", help="only compile the kernel (no GPU needed)")
+    p.add_argument("--json", help="write the results here")
+    args = p.parse_args()
+    build() if args.build else bench(args.json)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""The one timing method every benchmark uses, for every system in the same run.
+
+- `device_ms`: median over samples of the mean CUDA-event time of `repeat` back-to-back calls,
+  L2 flushed before each sample.  Back-to-back calls let the host prepare the next launch while
+  the kernel runs, as in a real program; host cost still shows whenever it exceeds the kernel's.
+- `host_us`: host time per call (perf_counter around a batch of calls that the GPU keeps up with),
+  median over samples: what a call costs the Python thread.
+Inputs are the caller's: random normal data, never zeros (power draw changes the clock).
+"""
+from __future__ import annotations
+
+import statistics
+import time
+
+import torch
+
+_L2_FLUSH_BYTES = 128 << 20       # > the H100's 50 MiB L2
+
+
+def flush_l2(_buffer=[]):
+    if not _buffer:
+        _buffer.append(torch.empty(_L2_FLUSH_BYTES, dtype=torch.uint8, device="cuda"))
+    _buffer[0].zero_()
+
+
+def device_ms(fn, warmup=5, samples=15, repeat=8) -> float:
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(samples):
+        flush_l2()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(repeat):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / repeat)
+    return statistics.median(times)
+
+
+def host_us(fn, calls=200, samples=15, warmup=50) -> float:
+    """Batches of 200 stay far below the driver's launch-queue depth, so the host never blocks on
+    a full queue (which would time the GPU instead)."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(samples):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        times.append((time.perf_counter() - start) / calls * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(times)
