@@ -1,0 +1,36 @@
+// fuser-schedule reports, at the fusion func, a fusion no scheduler takes and a malformed
+// schedule attribute.
+// RUN: fuser-opt %s --split-input-file --verify-diagnostics -p fuser-schedule
+
+// expected-error @below {{no scheduler can compile this fusion (pointwise: ops reduce are not pointwise}}
+func.func @reduction(%x: tensor<4x8xf32>) -> tensor<4xf32> attributes {fusion.fusion} {
+  %r = "fusion.reduce"(%x) {kind = "sum", axes = array<i64: 1>, keepdim = false} : (tensor<4x8xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{no scheduler named 'tiled'}}
+func.func @unknown_scheduler(%x: tensor<64x64xf32>) -> tensor<64x64xf32>
+    attributes {fusion.fusion, fusion.schedule = {scheduler = "tiled"}} {
+  %e = "fusion.unary"(%x) {kind = "exp"} : (tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %e : tensor<64x64xf32>
+}
+
+// -----
+
+// expected-error @below {{pointwise schedule needs integer fields stages}}
+func.func @missing_field(%x: tensor<64x64xf32>) -> tensor<64x64xf32>
+    attributes {fusion.fusion, fusion.schedule = {scheduler = "pointwise", rank = 2, box_rows = 8, box_cols = 64, boxes = 1}} {
+  %e = "fusion.unary"(%x) {kind = "exp"} : (tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %e : tensor<64x64xf32>
+}
+
+// -----
+
+// expected-error @below {{outside TMA's limits}}
+func.func @box_too_wide(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32>
+    attributes {fusion.fusion, fusion.schedule = {scheduler = "pointwise", rank = 2, box_rows = 8, box_cols = 512, boxes = 1, stages = 2}} {
+  %e = "fusion.unary"(%x) {kind = "exp"} : (tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  return %e : tensor<64x1024xf32>
+}
