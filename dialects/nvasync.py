@@ -49,6 +49,13 @@ OPS = [
                   Operand("coords", "i32", variadic=True)],
         semantics=Semantics(writes=("dst",), proxy="async", completion="mbarrier"),
         ptx="cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::complete_tx::bytes"),
+    _op("pipeline_load", "A TMA tile load global -> `dst` inside a loop marked `nvasync.pipeline`: "
+        "one stage's worth, with no mbarrier. fuser-pipeline-mbarriers gives it its stage buffer, "
+        "its mbarrier protocol and its issuing thread (`role` names its producer).",
+        operands=[Operand("desc", "ptr"), Operand("dst", "memref"), Operand("coords", "i32", variadic=True)],
+        attrs=[Attr("role", "str", "producer")],
+        semantics=Semantics(writes=("dst",), proxy="async", completion="mbarrier"),
+        ptx="(rewritten into tma_load by fuser-pipeline-mbarriers)"),
     _op("tma_store", "TMA tile store `src` -> global; completes through the bulk group. "
         "Issued by one thread.",
         operands=[Operand("desc", "ptr"), Operand("src", "memref"), Operand("coords", "i32", variadic=True)],
@@ -325,6 +332,7 @@ def _check_warp_role(view):
 _CHECKS = {
     "smem_buffer": _check_smem_buffer,
     "tma_load": lambda v: _tma(v, "dst") + _barrier(v),
+    "pipeline_load": lambda v: _tma(v, "dst"),
     "tma_store": lambda v: _tma(v, "src"),
     "tma_reduce": _check_tma_reduce,
     "bulk_wait": _check_bulk_wait,

@@ -68,9 +68,9 @@ def pointwise(n_inputs, dtype, outputs=1):
 
 
 def scheduled(fd, schedule):
-    """The module fuser-schedule makes of `fd` under `schedule` (no syncs yet)."""
+    """The kernel fuser-schedule and fuser-pipeline-mbarriers make of `fd` (no syncs yet)."""
     module = ir.Module.parse(fusion_ir(fd, "k", schedule_attr(SCHEDULER, schedule)))
-    PassPipeline(["fuser-schedule"]).run(module)
+    PassPipeline(["fuser-schedule", "fuser-pipeline-mbarriers"]).run(module)
     return module
 
 

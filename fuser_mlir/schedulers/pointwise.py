@@ -22,7 +22,6 @@ POINTWISE_OPS = frozenset({"unary", "binary", "ternary", "cast", "broadcast"})
 
 SMEM_LIMIT = 227 * 1024          # H100 per-block opt-in maximum
 SMEM_TARGET = 113 * 1024         # two CTAs per SM: one computes while the other issues
-DATA_START = 1024                # mbarriers live below; data buffers start 1024-B aligned
 THREADS = 512
 VECTOR = 8                       # elements per thread per step (16 B of bf16)
 # (tile elements, stages), best first; tried under SMEM_TARGET, then under SMEM_LIMIT.
@@ -62,20 +61,20 @@ class PointwiseSchedule:
         return self.tile_elems * DataType(dtype).itemsize
 
     def layout(self):
-        """Byte offsets: (input[stage][j], output[stage][j], total bytes).  Buffers 1024-aligned."""
-        offset = DATA_START
-        inputs = [[0] * len(self.in_dtypes) for _ in range(self.stages)]
-        outputs = [[0] * len(self.out_dtypes) for _ in range(self.stages)]
-        for table, dtypes in ((inputs, self.in_dtypes), (outputs, self.out_dtypes)):
-            for row in table:
-                for j, dtype in enumerate(dtypes):
-                    row[j] = offset
-                    offset = _round_up(offset + self.buffer_bytes(dtype), 1024)
-        return inputs, outputs, offset
+        """One stage's buffers (fuser-pipeline-mbarriers copies them per stage): byte offsets
+        (input[j], output[j]) and the stage's bytes.  Buffers 1024-aligned."""
+        offset, offsets = 0, []
+        for dtype in self.in_dtypes + self.out_dtypes:
+            offsets.append(offset)
+            offset = _round_up(offset + self.buffer_bytes(dtype), 1024)
+        n_in = len(self.in_dtypes)
+        return offsets[:n_in], offsets[n_in:], offset
 
     @property
     def smem_bytes(self) -> int:
-        return self.layout()[2]
+        """The kernel's shared memory as the pipelining pass lays it out: `stages` copies of a
+        stage, then one 8-byte mbarrier per stage."""
+        return self.stages * self.layout()[2] + 8 * self.stages
 
     def to_json(self) -> dict:
         return {**asdict(self), "threads": self.threads}

@@ -1,17 +1,15 @@
 """The pointwise scheduler's kernel: a fusion func + a PointwiseSchedule -> kernel IR (gpu + nvasync).
 
-Shape of the kernel (one CTA per SM slot, persistent over tiles t = blockIdx.x + i * gridDim.x):
+The kernel IR it writes (one CTA per SM slot, persistent over tiles t = blockIdx.x + i * gridDim.x):
 
-    init full[s] (one elected thread)
-    elected: TMA-load the first `stages` tiles, each stage completing on full[s]
-    for each round r, for each stage s (unrolled, so every smem buffer is static):
-        wait full[s] (parity r & 1); compute in f32: input[s] -> output[s]
-        elected: TMA-store output[s], refill input[s] with tile i + stages
+    for i in [0, my_tiles) {nvasync.pipeline = {stages, prefetch = stages, mode = "pipelined"}}:
+        pipeline_load every input box of tile t        (one stage's worth)
+        compute in f32: input buffers -> output buffers (the fusion body per lane, kernel.body)
+        elected thread: TMA-store the output boxes of tile t
 
-The body is read from the fusion ops of the func (`kernel.scalar_math` per op and lane).  No
-barrier, fence or bulk wait is written here: the sync passes derive them from the hazards
-(fuser_mlir.backend.pipeline.SYNC_PASSES).  The mbarrier protocol (init, expect-tx, parity waits)
-is the pipeline itself and stays until the pipelining pass derives it.
+It writes no mbarrier, barrier, fence or wait: fuser-pipeline-mbarriers derives the pipeline
+(stage buffers, full mbarriers, expect-tx, parities, prologue) and the sync passes derive every
+barrier, fence and bulk wait from the hazards (fuser_mlir.backend.pipeline.SCHEDULE_PASSES).
 """
 from __future__ import annotations
 
@@ -51,11 +49,10 @@ class _KernelBuilder:
         self.in_maps, self.out_maps = args[:n_in], args[n_in:n_in + len(schedule.out_dtypes)]
         self.dims = [to_index(a) for a in args[n_in + len(schedule.out_dtypes):]]
 
-    # --- buffers -------------------------------------------------------------------------------
+    # --- buffers (one stage: fuser-pipeline-mbarriers makes the stage copies) ------------------
     def declare_buffers(self):
         s = self.s
         in_offsets, out_offsets, _ = s.layout()
-        self.full = nvasync.SmemBufferOp(smem_type([s.stages], "i64"), offset=0).buffer
 
         def views(offset, dtype):
             box_bytes = s.buffer_bytes(dtype) // s.boxes
@@ -64,8 +61,8 @@ class _KernelBuilder:
             flat = nvasync.SmemBufferOp(smem_type([s.tile_elems], dtype), offset=offset).buffer
             return boxes, flat
 
-        self.inputs = [[views(off, d) for off, d in zip(row, s.in_dtypes)] for row in in_offsets]
-        self.outputs = [[views(off, d) for off, d in zip(row, s.out_dtypes)] for row in out_offsets]
+        self.inputs = [views(off, d) for off, d in zip(in_offsets, s.in_dtypes)]
+        self.outputs = [views(off, d) for off, d in zip(out_offsets, s.out_dtypes)]
 
     # --- tiles ---------------------------------------------------------------------------------
     def tile_grid(self):
@@ -88,46 +85,42 @@ class _KernelBuilder:
             return [row, arith.addi(col, i32(k * s.box_cols))]
         return [arith.addi(arith.muli(tile, i32(s.boxes * s.box_cols)), i32(k * s.box_cols))]
 
-    def issue_loads(self, stage, tile):
-        s = self.s
-        tx_bytes = sum(s.buffer_bytes(d) for d in s.in_dtypes)
-        stage_index = index(stage)
-        nvasync.MbarrierArriveExpectTxOp(self.full, stage_index, bytes=tx_bytes)
-        for j, (boxes, _) in enumerate(self.inputs[stage]):
+    def issue_loads(self, tile):
+        for j, (boxes, _) in enumerate(self.inputs):
             for k, box in enumerate(boxes):
-                nvasync.TmaLoadOp(self.in_maps[j], box, self.full, stage_index, self.box_coords(tile, k))
+                nvasync.PipelineLoadOp(self.in_maps[j], box, self.box_coords(tile, k))
 
-    def issue_stores(self, stage, tile):
-        for j, (boxes, _) in enumerate(self.outputs[stage]):
+    def issue_stores(self, tile):
+        for j, (boxes, _) in enumerate(self.outputs):
             for k, box in enumerate(boxes):
                 nvasync.TmaStoreOp(self.out_maps[j], box, self.box_coords(tile, k))
 
     # --- compute -------------------------------------------------------------------------------
-    def compute(self, stage, tid):
+    def compute(self, tid):
         s = self.s
         step = s.threads * s.vector
         for first in range(0, s.tile_elems, step):
             e = arith.muli(arith.addi(tid, index(first // s.vector)), index(s.vector))
             if s.tile_elems % step:
                 with if_then(arith.cmpi(arith.CmpIPredicate.ult, e, index(s.tile_elems))):
-                    self.compute_vector(stage, e)
+                    self.compute_vector(e)
             else:
-                self.compute_vector(stage, e)
+                self.compute_vector(e)
 
-    def compute_vector(self, stage, e):
+    def compute_vector(self, e):
         """Load `vector` elements of every input at flat offset `e`, evaluate the fusion body lane
         by lane, store every output."""
         s = self.s
         lanes = []
         for j, dtype in enumerate(s.in_dtypes):
-            loaded = vector.load(ir.VectorType.get([s.vector], memory_type(dtype)), self.inputs[stage][j][1], [e])
+            loaded = vector.load(ir.VectorType.get([s.vector], memory_type(dtype)), self.inputs[j][1], [e])
             loaded = body.to_compute(loaded, dtype)
             lanes.append([vector.extract(loaded, [], [i]) for i in range(s.vector)])
         results = [body.evaluate(self.func, list(lane)) for lane in zip(*lanes)]
         for j, dtype in enumerate(s.out_dtypes):
             element = results[0][j].type
             packed = vector.from_elements(ir.VectorType.get([s.vector], element), [r[j] for r in results])
-            vector.store(body.to_memory(packed, dtype), self.outputs[stage][j][1], [e])
+            vector.store(body.to_memory(packed, dtype), self.outputs[j][1], [e])
 
     # --- the kernel ------------------------------------------------------------------------------
     def build(self):
@@ -136,34 +129,15 @@ class _KernelBuilder:
         self.tile_grid()
         tid = gpu.thread_id(gpu.Dimension.x)
         block, grid = gpu.block_id(gpu.Dimension.x), gpu.grid_dim(gpu.Dimension.x)
-        # One elected lane of warp 0 issues all TMA; the warp test is warp-uniform.
-        # The issuing thread, chosen once: bulk groups are per thread, so every TMA op, commit
-        # and wait of this kernel must run on the same lane.
         issuer = elected_lane_of_warp0(tid)
-        with if_then(issuer):
-            for stage in range(s.stages):
-                nvasync.MbarrierInitOp(self.full, index(stage), count=1)
-        with if_then(issuer):
-            for stage in range(s.stages):
-                tile = arith.addi(block, arith.muli(index(stage), grid))
-                with if_then(arith.cmpi(arith.CmpIPredicate.ult, tile, self.num_tiles)):
-                    self.issue_loads(stage, tile)
         my_tiles = arith.ceildivui(arith.subi(self.num_tiles, block), grid)
-        rounds = arith.ceildivui(my_tiles, index(s.stages))
-        loop = scf.ForOp(index(0), rounds, index(1))
+        loop = scf.ForOp(index(0), my_tiles, index(1))
+        loop.operation.attributes["nvasync.pipeline"] = ir.Attribute.parse(
+            f'{{stages = {s.stages} : i64, prefetch = {s.stages} : i64, mode = "pipelined"}}')
         with ir.InsertionPoint(loop.body):
-            r = loop.induction_variable
-            parity = to_i32(arith.andi(r, index(1)))
-            for stage in range(s.stages):
-                i = arith.addi(arith.muli(r, index(s.stages)), index(stage))
-                with if_then(arith.cmpi(arith.CmpIPredicate.ult, i, my_tiles)):
-                    tile = arith.addi(block, arith.muli(i, grid))
-                    nvasync.MbarrierTryWaitParityOp(self.full, index(stage), parity)
-                    self.compute(stage, tid)
-                    with if_then(issuer):
-                        self.issue_stores(stage, tile)
-                        next_i = arith.addi(i, index(s.stages))
-                        with if_then(arith.cmpi(arith.CmpIPredicate.ult, next_i, my_tiles)):
-                            self.issue_loads(stage, arith.addi(block, arith.muli(next_i, grid)))
+            tile = arith.addi(block, arith.muli(loop.induction_variable, grid))
+            self.issue_loads(tile)
+            self.compute(tid)
+            with if_then(issuer):
+                self.issue_stores(tile)
             scf.YieldOp([])
-

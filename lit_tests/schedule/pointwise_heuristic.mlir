@@ -8,7 +8,7 @@
 
 // CHECK-LABEL: gpu.func @rows(
 // CHECK-SAME: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32) kernel
-// CHECK: "nvasync.tma_load"({{.*}}) : (!llvm.ptr, memref<{{[0-9]+}}x256xf32
+// CHECK: "nvasync.pipeline_load"({{.*}}) {role = "producer"} : (!llvm.ptr, memref<{{[0-9]+}}x256xf32
 func.func @rows(%x: tensor<300x1000xf32>) -> tensor<300x1000xf32> attributes {fusion.fusion} {
   %e = "fusion.unary"(%x) {kind = "exp"} : (tensor<300x1000xf32>) -> tensor<300x1000xf32>
   return %e : tensor<300x1000xf32>
@@ -16,7 +16,7 @@ func.func @rows(%x: tensor<300x1000xf32>) -> tensor<300x1000xf32> attributes {fu
 
 // CHECK-LABEL: gpu.func @flat(
 // CHECK-SAME: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32) kernel
-// CHECK: "nvasync.tma_load"({{.*}}) : (!llvm.ptr, memref<256xf16
+// CHECK: "nvasync.pipeline_load"({{.*}}) {role = "producer"} : (!llvm.ptr, memref<256xf16
 func.func @flat(%x: tensor<7x33xf16>) -> tensor<7x33xf16> attributes {fusion.fusion} {
   %e = "fusion.unary"(%x) {kind = "neg"} : (tensor<7x33xf16>) -> tensor<7x33xf16>
   return %e : tensor<7x33xf16>

@@ -1,9 +1,10 @@
-// fuser-schedule turns a fusion func into a pointwise kernel: TMA loads of every input into a
-// staged smem ring completing on mbarriers, the fusion body per lane, TMA stores of the outputs.
-// The scheduler writes no barrier, fence or bulk wait (the sync passes derive them), dynamic
-// dims reach the kernel as scalars, and the schedule attribute is honoured.
+// fuser-schedule turns a fusion func into a pointwise kernel: a persistent tile loop marked for
+// pipelining whose body loads one tile of every input, evaluates the fusion body per lane and
+// TMA-stores the outputs.  The scheduler writes no mbarrier, barrier, fence or wait (the pipelining
+// and sync passes derive them), dynamic dims reach the kernel as scalars, and the schedule
+// attribute is honoured.
 // RUN: fuser-opt %s -p fuser-schedule | FileCheck %s --check-prefix=KERNEL
-// RUN: fuser-opt %s -p fuser-schedule -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-verify-syncs | FileCheck %s --check-prefix=SYNCED
+// RUN: fuser-opt %s -p fuser-schedule -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-verify-syncs | FileCheck %s --check-prefix=SYNCED
 // RUN: fuser-opt %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas %t.ptx -o %t.cubin
@@ -20,20 +21,22 @@ func.func @relu_mul(%x: tensor<?x1024xbf16>, %y: tensor<?x1024xbf16>) -> tensor<
 // KERNEL: gpu.func @relu_mul(%[[X:.*]]: !llvm.ptr, %[[Y:.*]]: !llvm.ptr, %[[OUT:.*]]: !llvm.ptr, %[[ROWS:.*]]: i32, %[[COLS:.*]]: i32) kernel
 // KERNEL-SAME: gpu.known_block_size = array<i32: 256, 1, 1>
 // KERNEL-NOT: func.func
-// KERNEL-COUNT-2: "nvasync.mbarrier_init"
-// KERNEL: "nvasync.mbarrier_arrive_expect_tx"({{.*}}) {bytes = 8192 : i32}
-// KERNEL: "nvasync.tma_load"(%[[X]]
-// KERNEL: "nvasync.tma_load"(%[[Y]]
 // KERNEL: scf.for
-// KERNEL: "nvasync.mbarrier_try_wait_parity"
+// KERNEL: "nvasync.pipeline_load"(%[[X]]
+// KERNEL: "nvasync.pipeline_load"(%[[Y]]
 // KERNEL: arith.maximumf
 // KERNEL: arith.mulf
 // KERNEL: "nvasync.tma_store"(%[[OUT]]
+// KERNEL: } {nvasync.pipeline = {mode = "pipelined", prefetch = 2 : i64, stages = 2 : i64}}
+// KERNEL-NOT: mbarrier
 // KERNEL-NOT: sync_threads
 // KERNEL-NOT: fence
 // KERNEL-NOT: bulk_wait
 
+// SYNCED-COUNT-2: "nvasync.mbarrier_init"
 // SYNCED: "nvasync.fence_mbarrier_init"(){{.*}}fuser.derived
+// SYNCED: "nvasync.mbarrier_arrive_expect_tx"({{.*}}) {bytes = 8192 : i32
+// SYNCED: "nvasync.mbarrier_try_wait_parity"
 // SYNCED: "nvasync.fence_proxy_async"(){{.*}}fuser.derived
 // SYNCED: "nvasync.tma_store"
 // SYNCED: "nvasync.bulk_commit"(){{.*}}fuser.derived
