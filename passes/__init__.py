@@ -33,6 +33,7 @@ PASSES = {p.name: p for p in (
     PassInfo("fuser-insert-proxy-fences", "insert_proxy_fences"),
     PassInfo("fuser-flush-wgmma", "flush_wgmma"),
     PassInfo("fuser-verify-syncs", "verify_syncs"),
+    PassInfo("fuser-verify-pipelines", "verify_pipelines"),
     PassInfo("fuser-lower-nvasync", "lower_nvasync"),
     PassInfo("fuser-kernel-abi", "kernel_abi"),
 )}

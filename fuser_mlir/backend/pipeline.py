@@ -105,7 +105,8 @@ class PassPipeline:
 # Derive every barrier, fence and wait, then check the result independently.
 SYNC_PASSES = ["fuser-insert-syncs", "fuser-insert-proxy-fences", "fuser-flush-wgmma", "fuser-verify-syncs"]
 # Fusion IR -> kernel IR with derived pipelines and synchronization.
-SCHEDULE_PASSES = ["fuser-verify-dialects", "fuser-schedule", "fuser-pipeline-mbarriers", *SYNC_PASSES]
+SCHEDULE_PASSES = ["fuser-verify-dialects", "fuser-schedule", "fuser-pipeline-mbarriers", *SYNC_PASSES,
+                   "fuser-verify-pipelines"]
 
 
 def lower_to_llvm_elements(target: TargetOptions) -> list[str]:

@@ -1,0 +1,504 @@
+"""fuser-verify-pipelines: an independent check of every kernel's mbarrier protocol, by execution.
+
+Rule: for every trip count 0..2S+1 of each pipelined loop (S: the most stages any barrier array
+has), the protocol the kernel would run is executed on an abstract machine and must
+  * initialise every mbarrier before any thread uses it, and not use one after `inval`, nor
+    invalidate one another thread still uses;
+  * bring exactly the init count of arrivals to every phase (more is an error at once; fewer
+    leaves a phase open, which is an error at exit or a deadlock when someone waits on it);
+  * announce with `arrive.expect_tx` exactly the bytes the phase's TMA loads deliver (whole boxes);
+  * let every waiter observe each phase of a barrier it waits on, one after the other: a wait
+    whose parity skips a phase (a waiter two phases behind aliases parity) or re-observes one is
+    an error; so is finishing with a phase of TMA data unobserved by a thread that waits on that
+    barrier, or by every thread;
+  * never deadlock: some thread can always move until every thread has finished.
+The machine runs one representative thread per class: per warp role (or the whole CTA) the
+elected lane of the role's first warp and one lane that is not elected, so "the issuer" and "every
+other thread" are both executed.  CTA barriers (`sync_threads`, `named_barrier`) are rendezvous
+of the classes they cover.  Schedules: round robin, and for each class one where it always runs
+first and one where it always runs last, which is where lagging waiters and early uses show.
+
+The protocol's control flow may depend only on constants, loop indices, the thread's identity
+(`thread_id`, `elect_one`) and uniform values (kernel arguments, block ids, and what is computed
+from them); such a uniform value that bounds a loop or decides a branch around protocol ops is a
+*trip parameter*, bound in turn to every trip count explored.  Anything else the protocol depends
+on is reported as undecidable.  It shares no code with fuser-pipeline-mbarriers.
+
+Contract: any kernel IR in (after fuser-pipeline-mbarriers; syncs optional); unchanged out.  Each
+violation is an error at the op concerned, naming the trip count and the thread class; the pass
+fails.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+from .smem_model import memref_bytes
+
+PROTOCOL_OPS = ("nvasync.mbarrier_init", "nvasync.mbarrier_arrive", "nvasync.mbarrier_arrive_expect_tx",
+                "nvasync.mbarrier_try_wait_parity", "nvasync.mbarrier_inval", "nvasync.tma_load",
+                "nvasync.sync_threads", "nvasync.named_barrier")
+MAX_EXPLORED_PARAMETERS = 2
+
+
+class ProtocolError(Exception):
+    def __init__(self, op, message):
+        super().__init__(message)
+        self.op = op
+
+
+class Undecidable(Exception):
+    """Raised while evaluating a value that depends on a uniform value not bound yet."""
+
+
+def run(module_op, pass_) -> None:
+    failed = False
+    for func in _kernels(module_op):
+        for op, message in verify_function(func):
+            op.location.emit_error(f"fuser-verify-pipelines: {message}")
+            failed = True
+    if failed:
+        pass_.signal_pass_failure()
+
+
+def _kernels(module_op):
+    found = []
+    module_op.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE
+                   if op.name == "gpu.func" else ir.WalkResult.ADVANCE)
+    return found
+
+
+def verify_function(func) -> list[tuple[object, str]]:
+    """(op, message) for the first violation found per explored trip count, deduplicated."""
+    _contains.clear()
+    if not _contains_protocol(func, mbarriers_only=True):
+        return []
+    problems, seen = [], set()
+    try:
+        explorations = list(_explorations(func))
+    except ProtocolError as exc:
+        return [(exc.op, str(exc))]
+    for classes, bindings, label in explorations:
+        try:
+            traces = {c: _Interpreter(func, c, bindings).trace() for c in classes}
+            for schedule in _schedules(list(classes)):
+                _Machine(traces, schedule, label).run()
+        except ProtocolError as exc:
+            key = (hash(exc.op), str(exc).split(" (trip")[0])
+            if key not in seen:
+                seen.add(key)
+                problems.append((exc.op, str(exc)))
+    return problems
+
+
+# --- thread classes and trip parameters ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class ThreadClass:
+    tid: int
+    elected: bool
+    threads: int            # how many threads of the CTA this class stands for
+    name: str
+
+
+def _thread_classes(func) -> tuple[ThreadClass, ...]:
+    block = 1
+    if "gpu.known_block_size" in func.attributes:
+        block = list(ir.DenseI32ArrayAttr(func.attributes["gpu.known_block_size"]))[0]
+    roles = []
+    func.walk(lambda op: roles.append((op.attributes["first_warp"].value, op.attributes["num_warps"].value))
+              or ir.WalkResult.ADVANCE if op.name == "nvasync.warp_role" else ir.WalkResult.ADVANCE)
+    classes = []
+    for first, count in sorted(set(roles)) or [(0, max(1, block // 32))]:
+        size = min(count * 32, block - first * 32)
+        role = f"warps {first}-{first + count - 1}" if roles else "CTA"
+        classes.append(ThreadClass(first * 32, True, 1, f"elected lane of {role}"))
+        if size > 1:
+            classes.append(ThreadClass(first * 32 + 1, False, size - 1, f"other threads of {role}"))
+    return tuple(classes)
+
+
+def _explorations(func):
+    """(classes, trip-parameter bindings, label) to run: every trip count 0..2S+1 per parameter."""
+    classes = _thread_classes(func)
+    parameters = []
+    for c in classes:
+        parameters += [p for p in _Interpreter(func, c, {}).free_parameters() if p not in parameters]
+    if len(parameters) > MAX_EXPLORED_PARAMETERS:
+        raise ProtocolError(func, f"the protocol depends on {len(parameters)} uniform values; at most "
+                                  f"{MAX_EXPLORED_PARAMETERS} are explored")
+    counts = range(0, 2 * _max_stages(func) + 2)
+    for values in itertools.product(counts, repeat=len(parameters)):
+        yield classes, dict(zip(parameters, values)), "trip count " + "/".join(map(str, values))
+
+
+def _max_stages(func) -> int:
+    stages = [1]
+    func.walk(lambda op: stages.append(ir.MemRefType(op.results[0].type).shape[0]) or ir.WalkResult.ADVANCE
+              if op.name == "nvasync.smem_buffer" and str(ir.MemRefType(op.results[0].type).element_type) == "i64"
+              else ir.WalkResult.ADVANCE)
+    return max(stages)
+
+
+_contains: dict = {}
+
+
+def _contains_protocol(op, mbarriers_only=False) -> bool:
+    """Memoized per run (ops hash by address, so verify_function clears it)."""
+    key = (hash(op), mbarriers_only)
+    if key not in _contains:
+        names = PROTOCOL_OPS[:6] if mbarriers_only else PROTOCOL_OPS
+        found = []
+        op.walk(lambda o: found.append(o) or ir.WalkResult.INTERRUPT if o.name in names else ir.WalkResult.ADVANCE)
+        _contains[key] = bool(found)
+    return _contains[key]
+
+
+# --- the interpreter: one thread class's protocol events -----------------------------------------
+
+@dataclass(frozen=True)
+class Event:
+    kind: str          # init | arrive | load | wait | inval | barrier
+    op: object
+    barrier: int = 0   # byte address of the mbarrier (or the barrier id for `barrier`)
+    value: int = 0     # init: count; arrive: tx bytes; load: bytes; wait: parity; barrier: threads
+
+
+_ARITH = {
+    "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
+    "arith.divui": lambda a, b: a // b, "arith.remui": lambda a, b: a % b, "arith.divsi": lambda a, b: int(a / b),
+    "arith.remsi": lambda a, b: a - int(a / b) * b, "arith.ceildivui": lambda a, b: -(-a // b),
+    "arith.ceildivsi": lambda a, b: -(-a // b), "arith.floordivsi": lambda a, b: a // b,
+    "arith.andi": lambda a, b: a & b, "arith.ori": lambda a, b: a | b, "arith.xori": lambda a, b: a ^ b,
+    "arith.maxui": max, "arith.minui": min, "arith.maxsi": max, "arith.minsi": min,
+    "arith.shli": lambda a, b: a << b, "arith.shrui": lambda a, b: a >> b,
+}
+_CMP = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 2: lambda a, b: a < b, 3: lambda a, b: a <= b,
+        4: lambda a, b: a > b, 5: lambda a, b: a >= b, 6: lambda a, b: a < b, 7: lambda a, b: a <= b,
+        8: lambda a, b: a > b, 9: lambda a, b: a >= b}
+_CASTS = ("arith.index_cast", "arith.index_castui", "arith.extui", "arith.extsi", "arith.trunci")
+_UNIFORM_SOURCES = ("gpu.block_id", "gpu.grid_dim", "gpu.block_dim", "gpu.cluster_id")
+
+
+class _Interpreter:
+    def __init__(self, func, thread: ThreadClass, bindings: dict):
+        self.func, self.thread, self.bindings = func, thread, bindings
+        self.ivs: dict = {}
+        self.events: list[Event] = []
+        self.free: list = []
+        self.collecting = False
+
+    def free_parameters(self) -> list:
+        """The uniform values the protocol's control flow depends on (trip parameters)."""
+        self.collecting = True
+        self.run_block(self.func.regions[0].blocks[0])
+        return self.free
+
+    def trace(self) -> list[Event]:
+        self.run_block(self.func.regions[0].blocks[0])
+        return self.events
+
+    # values
+    def eval(self, value) -> int:
+        if value in self.bindings:
+            return self.bindings[value]
+        if isinstance(value, ir.BlockArgument):
+            if value in self.ivs:
+                return self.ivs[value]
+            raise Undecidable()                 # a kernel argument: uniform, unknown
+        op = value.owner
+        name = op.name
+        if name == "arith.constant":
+            attr = op.attributes["value"]
+            return int(ir.BoolAttr(attr).value) if isinstance(attr, ir.BoolAttr) else ir.IntegerAttr(attr).value
+        if name == "gpu.thread_id":
+            return self.thread.tid
+        if name == "nvasync.elect_one":
+            return int(self.thread.elected)
+        if name in _UNIFORM_SOURCES:
+            raise Undecidable()
+        args = [self.eval(v) for v in op.operands]
+        if name in _ARITH:
+            return _ARITH[name](*args)
+        if name in _CASTS:
+            return args[0]
+        if name == "arith.cmpi":
+            return int(_CMP[ir.IntegerAttr(op.attributes["predicate"]).value](*args))
+        if name == "arith.select":
+            return args[1] if args[0] else args[2]
+        raise ProtocolError(op, f"the mbarrier protocol depends on '{name}', which this check cannot evaluate")
+
+    def decide(self, value) -> int:
+        try:
+            return self.eval(value)
+        except Undecidable:
+            if not self.collecting:
+                raise ProtocolError(value.owner if not isinstance(value, ir.BlockArgument) else self.func,
+                                    "the mbarrier protocol depends on a value this check cannot decide") from None
+            parameter = self.parameter(value)
+            if parameter not in self.free:
+                self.free.append(parameter)
+            return 1                            # explore on; the parameter is bound later
+
+    def parameter(self, value):
+        """The trip parameter behind an undecidable value: descend through ops that combine one
+        undecidable operand with decidable ones (`ceildiv(n, S)`, `i < n`) down to a value that is
+        a leaf or combines several unknowns (`n = ceildiv(tiles - block, grid)`)."""
+        while not isinstance(value, ir.BlockArgument) and value.owner.name not in _UNIFORM_SOURCES:
+            unknown = []
+            for operand in value.owner.operands:
+                try:
+                    self.eval(operand)
+                except Undecidable:
+                    unknown.append(operand)
+            if len(unknown) != 1:
+                break
+            value = unknown[0]
+        return value
+
+    # control flow
+    def run_block(self, block) -> None:
+        for op in block.operations:
+            self.run_op(op.operation)
+
+    def run_op(self, op) -> None:
+        name = op.name
+        if name in PROTOCOL_OPS:
+            self.emit(op)
+        elif name == "scf.if":
+            if not _contains_protocol(op):
+                return
+            region = 0 if self.decide(op.operands[0]) else 1
+            for block in op.regions[region].blocks:
+                self.run_block(block)
+        elif name == "scf.for":
+            if not _contains_protocol(op):
+                return
+            view = op.opview
+            lower, upper, step = (self.decide(v) for v in (view.lowerBound, view.upperBound, view.step))
+            for i in range(lower, upper, step) if not self.collecting else [lower]:
+                self.ivs[view.induction_variable] = i
+                self.run_block(view.body)
+        elif name == "nvasync.warp_role":
+            first, count = op.attributes["first_warp"].value, op.attributes["num_warps"].value
+            if first <= self.thread.tid // 32 < first + count:
+                self.run_block(op.regions[0].blocks[0])
+        elif len(op.regions) and _contains_protocol(op):
+            raise ProtocolError(op, f"mbarrier protocol inside '{name}', which this check does not model")
+
+    def emit(self, op) -> None:
+        name = op.name
+        if name == "nvasync.sync_threads":
+            self.events.append(Event("barrier", op, 0, 0))
+            return
+        if name == "nvasync.named_barrier":
+            self.events.append(Event("barrier", op, op.attributes["id"].value, op.attributes["threads"].value))
+            return
+        view = op.opview
+        start = view.barriers.owner.attributes["offset"].value if not isinstance(view.barriers, ir.BlockArgument) \
+            and view.barriers.owner.name == "nvasync.smem_buffer" else None
+        if start is None:
+            raise ProtocolError(op, "the mbarrier array must be an nvasync.smem_buffer")
+        address = start + 8 * self.decide(view.stage)
+        if name == "nvasync.mbarrier_init":
+            self.events.append(Event("init", op, address, view.count))
+        elif name == "nvasync.mbarrier_arrive":
+            self.events.append(Event("arrive", op, address, 0))
+        elif name == "nvasync.mbarrier_arrive_expect_tx":
+            self.events.append(Event("arrive", op, address, view.bytes))
+        elif name == "nvasync.mbarrier_try_wait_parity":
+            self.events.append(Event("wait", op, address, self.decide(view.parity) & 1))
+        elif name == "nvasync.mbarrier_inval":
+            self.events.append(Event("inval", op, address, 0))
+        elif name == "nvasync.tma_load":
+            self.events.append(Event("load", op, address, memref_bytes(view.dst.type)))
+
+
+# --- the abstract machine ------------------------------------------------------------------------
+
+@dataclass
+class Barrier:
+    count: int
+    pending: int
+    tx: int = 0             # bytes announced minus bytes delivered in the open phase
+    completed: int = 0      # phases completed so far
+    valid: bool = True
+    carries_data: bool = False   # some phase had TMA bytes: its waiters consume every phase
+    open_op: object = None  # the op that last touched the open phase (for messages)
+
+
+@dataclass(eq=False)
+class _Thread:
+    cls: ThreadClass
+    events: list
+    pc: int = 0
+    held: bool = False                              # at a CTA barrier, until all members arrive
+    observed: dict = field(default_factory=dict)    # mbarrier -> last phase observed
+
+    @property
+    def done(self) -> bool:
+        return self.pc >= len(self.events)
+
+
+def _schedules(classes):
+    yield "round robin", None
+    for c in classes:
+        yield f"{c.name} first", [c] + [o for o in classes if o != c]
+        yield f"{c.name} last", [o for o in classes if o != c] + [c]
+
+
+class _Machine:
+    def __init__(self, traces: dict, schedule, label: str):
+        self.threads = [_Thread(c, events) for c, events in traces.items()]
+        self.order_name, order = schedule
+        if order is not None:
+            self.threads.sort(key=lambda t: order.index(t.cls))
+        self.label = label
+        self.barriers: dict[int, Barrier] = {}
+        self.at_cta_barrier: dict[int, list] = {}      # barrier id -> threads held there
+
+    def fail(self, op, thread, message):
+        raise ProtocolError(op, f"{message} ({self.label}, {thread.cls.name}, schedule: {self.order_name})")
+
+    def run(self) -> None:
+        turn = 0
+        while not all(t.done for t in self.threads):
+            runnable = [t for t in self.threads if not t.done and self.can_step(t)]
+            if not runnable:
+                self.deadlock()
+            thread = runnable[turn % len(runnable)] if self.order_name == "round robin" else runnable[0]
+            turn += 1
+            self.step(thread)
+        self.at_exit()
+
+    def can_step(self, thread) -> bool:
+        if thread.held:
+            return False
+        event = thread.events[thread.pc]
+        if event.kind == "wait":
+            state = self.barriers.get(event.barrier)
+            return state is None or not state.valid or (state.completed & 1) != event.value
+        return True
+
+    def members(self, event) -> set:
+        """The classes a CTA barrier waits for: all, or those of the named barrier's warp role."""
+        classes = {t.cls for t in self.threads}
+        role = event.op.parent if event.value else None
+        while role is not None and role.name != "nvasync.warp_role":
+            role = role.parent
+        if role is None:
+            return classes
+        first, count = role.attributes["first_warp"].value, role.attributes["num_warps"].value
+        return {c for c in classes if first <= c.tid // 32 < first + count}
+
+    def state_of(self, thread, event) -> Barrier:
+        state = self.barriers.get(event.barrier)
+        if state is None:
+            self.fail(event.op, thread, f"mbarrier at byte {event.barrier} used before it is initialised")
+        if not state.valid:
+            self.fail(event.op, thread, f"mbarrier at byte {event.barrier} used after mbarrier.inval")
+        return state
+
+    def step(self, thread) -> None:
+        event = thread.events[thread.pc]
+        kind = event.kind
+        if kind == "barrier":
+            held = self.at_cta_barrier.setdefault(event.barrier, [])
+            held.append(thread)
+            if {t.cls for t in held} >= self.members(event):
+                for t in held:
+                    t.held, t.pc = False, t.pc + 1
+                self.at_cta_barrier[event.barrier] = []
+            else:
+                thread.held = True
+            return
+        thread.pc += 1
+        if kind == "init":
+            state = self.barriers.get(event.barrier)
+            if state is not None and state.valid:
+                self.fail(event.op, thread, f"mbarrier at byte {event.barrier} initialised twice")
+            self.barriers[event.barrier] = Barrier(event.value, event.value)
+            return
+        state = self.state_of(thread, event)
+        if kind == "arrive":
+            state.pending -= thread.cls.threads
+            state.tx += event.value
+            state.carries_data |= event.value > 0
+            state.open_op = event.op
+            if state.pending < 0:
+                self.fail(event.op, thread, f"more arrivals than the init count {state.count} in phase "
+                                            f"{state.completed} of the mbarrier at byte {event.barrier}")
+            self.complete(state)
+        elif kind == "load":
+            state.tx -= event.value
+            state.carries_data = True
+            state.open_op = event.op
+            self.complete(state)
+        elif kind == "wait":
+            self.observe(thread, event, state)
+        elif kind == "inval":
+            users = [t for t in self.threads if t is not thread and
+                     any(e.barrier == event.barrier and e.kind != "barrier" for e in t.events[t.pc:])]
+            if users:
+                self.fail(event.op, thread, f"mbarrier at byte {event.barrier} invalidated while "
+                                            f"{users[0].cls.name} may still use it")
+            state.valid = False
+
+    def observe(self, thread, event, state: Barrier) -> None:
+        """The wait passed: parity P passes once the phase count's parity differs from P, so it
+        observes phase completed - 1 (phase -1: a fresh barrier, the first wait of a producer)."""
+        phase = state.completed - 1
+        last = thread.observed.get(event.barrier)
+        allowed = (-1, 0) if last is None else (last + 1,)
+        if phase not in allowed:
+            self.fail(event.op, thread, f"wait with parity {event.value} observes phase {phase} of the mbarrier "
+                                        f"at byte {event.barrier}, expected phase {allowed[-1]}: the waiter "
+                                        "skipped or re-observed a phase (parity aliasing)")
+        thread.observed[event.barrier] = phase
+
+    @staticmethod
+    def complete(state: Barrier) -> None:
+        if state.pending == 0 and state.tx == 0:
+            state.completed += 1
+            state.pending = state.count
+
+    def deadlock(self):
+        blocked = [t for t in self.threads if not t.done]
+        thread = next((t for t in blocked if not t.held), blocked[0])
+        event = thread.events[thread.pc]
+        if event.kind == "wait":
+            state = self.barriers[event.barrier]
+            if state.pending == 0:
+                detail = f"; every arrival is in, but expect-tx and the loads' bytes differ by {state.tx}"
+            else:
+                detail = f"; {state.count - state.pending} of {state.count} arrivals"
+            what = f"waits for parity {event.value} of the mbarrier at byte {event.barrier}{detail}"
+        else:
+            what = f"waits at CTA barrier {event.barrier}, which other threads never reach"
+        others = ", ".join(t.cls.name for t in blocked if t is not thread) or "no other thread"
+        self.fail(event.op, thread, f"deadlock: {thread.cls.name} {what}; also unfinished: {others}")
+
+    def at_exit(self) -> None:
+        for address, state in self.barriers.items():
+            if state.pending != state.count:
+                self.fail(state.open_op, self.threads[0],
+                          f"phase {state.completed} of the mbarrier at byte {address} is left open at exit: "
+                          f"{state.count - state.pending} of {state.count} arrivals")
+            if state.tx:
+                self.fail(state.open_op, self.threads[0],
+                          f"expect-tx and the loads of phase {state.completed} of the mbarrier at byte {address} "
+                          f"differ by {state.tx} bytes")
+            if state.carries_data and state.completed and \
+                    not any(address in t.observed for t in self.threads):
+                self.fail(state.open_op or self.threads[0].events[-1].op, self.threads[0],
+                          f"TMA loads complete {state.completed} phase(s) of the mbarrier at byte {address}, "
+                          "but no thread waits on it")
+        for thread in self.threads:
+            for address, last in thread.observed.items():
+                state = self.barriers[address]
+                if state.carries_data and last != state.completed - 1:
+                    self.fail(thread.events[-1].op, thread,
+                              f"{thread.cls.name} observed phases of the mbarrier at byte {address} up to {last}, "
+                              f"but {state.completed} completed: a wait is missing")
