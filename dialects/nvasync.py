@@ -102,6 +102,8 @@ OPS = [
     _op("named_barrier", "Barrier `id` (1-15) over `threads` threads (a multiple of 32).",
         attrs=[Attr("id", "i32"), Attr("threads", "i32")],
         semantics=Semantics(is_sync=True, executed_by="warp"), ptx="bar.sync id, threads"),
+    _op("warp_sync", "Barrier over the lanes of the warp, ordering their memory accesses (`__syncwarp`).",
+        semantics=Semantics(is_sync=True, executed_by="warp"), ptx="bar.warp.sync 0xffffffff"),
     _op("elect_one", "True in exactly one lane of each converged warp.",
         results=[Operand("elected", "i1")], semantics=Semantics(executed_by="warp"),
         ptx="elect.sync _|p, 0xffffffff"),

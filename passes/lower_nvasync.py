@@ -222,6 +222,13 @@ class _FunctionLowering:
     def _sync_threads(self, view):
         nvvm.Barrier0Op()
 
+    def _pipeline_load(self, view):
+        raise LoweringError(view.operation, "nvasync.pipeline_load outside a loop that fuser-pipeline-mbarriers "
+                                            "rewrote: mark its loop with nvasync.pipeline and run that pass first")
+
+    def _warp_sync(self, view):
+        nvvm.bar_warp_sync(self.i32(-1))          # mask: all 32 lanes
+
     def _named_barrier(self, view):
         nvvm.BarrierOp(None, barrierId=self.i32(view.id), numberOfThreads=self.i32(view.threads))
 

@@ -37,6 +37,7 @@ Contract
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from mlir import ir
@@ -90,6 +91,8 @@ class Options:
     stages: int
     prefetch: int
     mode: str
+    producer_regs: int | None = None     # setmaxnreg budgets (warp_specialized; both or neither)
+    consumer_regs: int | None = None
 
     @staticmethod
     def of(loop) -> "Options":
@@ -109,10 +112,18 @@ class Options:
             raise PipelineError(loop, f"prefetch must be an integer in [1, stages = {stages}], got {prefetch!r}")
         if mode not in MODES:
             raise PipelineError(loop, f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        unknown = set(fields) - {"stages", "prefetch", "mode"}
+        unknown = set(fields) - {"stages", "prefetch", "mode", "producer_regs", "consumer_regs"}
         if unknown:
             raise PipelineError(loop, f"unknown pipeline option(s) {', '.join(sorted(unknown))}")
-        return Options(stages, prefetch, mode)
+        regs = (fields.get("producer_regs"), fields.get("consumer_regs"))
+        if (regs[0] is None) != (regs[1] is None):
+            raise PipelineError(loop, "give both producer_regs and consumer_regs, or neither")
+        for r in regs:
+            if r is not None and (not isinstance(r, int) or r % 8 or not 24 <= r <= 256):
+                raise PipelineError(loop, f"register budgets are multiples of 8 in [24, 256], got {r!r}")
+        if regs[0] is not None and mode != "warp_specialized":
+            raise PipelineError(loop, "register budgets need mode 'warp_specialized'")
+        return Options(stages, prefetch, mode, *regs)
 
 
 def _index(v: int):
@@ -132,6 +143,25 @@ def _then(cond):
     return ir.InsertionPoint(yield_)
 
 
+def _parity(r, flip: bool):
+    """Phase r's parity as i32 (flipped for producers, whose first wait passes on a fresh barrier)."""
+    bit = arith.andi(r, _index(1))
+    if flip:
+        bit = arith.xori(bit, _index(1))
+    return arith.index_cast(ir.IntegerType.get_signless(32), bit)
+
+
+@contextmanager
+def _role(first_warp: int, num_warps: int):
+    """Build the body of an `nvasync.warp_role` over warps [first_warp, first_warp + num_warps)."""
+    role = nvasync.WarpRoleOp(first_warp=first_warp, num_warps=num_warps)
+    block = role.operation.regions[0].blocks.append()
+    with ir.InsertionPoint(block):
+        yield_ = gpu.YieldOp([])
+    with ir.InsertionPoint(yield_):
+        yield role
+
+
 def _is_const(value, expected: int) -> bool:
     owner = value.owner
     if isinstance(value, ir.BlockArgument) or owner.name != "arith.constant":
@@ -143,8 +173,6 @@ class _Pipeline:
     def __init__(self, func, loop):
         self.func, self.loop = func, loop
         self.options = Options.of(loop)
-        if self.options.mode != "pipelined":
-            raise PipelineError(loop, "mode 'warp_specialized' is not implemented yet; use 'pipelined'")
         view = loop.opview
         if not _is_const(view.lowerBound, 0) or not _is_const(view.step, 1):
             raise PipelineError(loop, "a pipelined loop must run from 0 with step 1")
@@ -201,11 +229,25 @@ class _Pipeline:
                     nvasync.SmemBufferOp(value.type, offset=end + (s - 1) * stride + span(op)[0] - lo).buffer
                     for s in range(1, self.options.stages)]
         barriers_at = end + (self.options.stages - 1) * stride
-        total = barriers_at + 8 * self.options.stages
+        total = barriers_at + self.barrier_array_bytes() * self.barrier_arrays()
         if total > SMEM_LIMIT:
             raise PipelineError(self.loop, f"{self.options.stages} stages of {hi - lo} bytes need {total} bytes "
                                            f"of shared memory; a CTA may use {SMEM_LIMIT}")
         return copies, barriers_at
+
+    def roles(self) -> dict:
+        """Producer role name -> its loads, in order of first appearance."""
+        roles: dict = {}
+        for load in self.loads:
+            roles.setdefault(ir.StringAttr(load.attributes["role"]).value, []).append(load)
+        return roles
+
+    def barrier_arrays(self) -> int:
+        """`full` only (pipelined), or a full/empty pair per producer role (warp_specialized)."""
+        return 1 if self.options.mode == "pipelined" else 2 * len(self.roles())
+
+    def barrier_array_bytes(self) -> int:
+        return _round_up(8 * self.options.stages, 16)      # smem buffers sit at 16-byte offsets
 
     def _inside_loop(self, op) -> bool:
         parent = op.parent
@@ -251,9 +293,9 @@ class _Pipeline:
                 stack.extend((v, load) for v in owner.operands)
         return sorted(needed, key=body_ops.__getitem__)
 
-    def issue(self, iteration, stage: int, copies, full, slice_ops):
-        """At the current insertion point: the issuer's expect-tx and loads of `iteration` into `stage`."""
-        tx = sum(memref_bytes(load.operation.opview.dst.type) for load in self.loads)
+    def issue(self, iteration, stage: int, copies, full, slice_ops, loads):
+        """At the current insertion point: the issuer's expect-tx and `loads` of `iteration` into `stage`."""
+        tx = sum(memref_bytes(load.operation.opview.dst.type) for load in loads)
         _mark(nvasync.MbarrierArriveExpectTxOp(full, _index(stage), bytes=tx), "full: arrive.expect_tx")
         mapping = {self.iv: iteration}
         for op in slice_ops:
@@ -261,47 +303,131 @@ class _Pipeline:
             _remap(clone, mapping)
             for old, new in zip(op.results, clone.results):
                 mapping[old] = new
-        for load in self.loads:
+        for load in loads:
             view = load.operation.opview
             coords = [mapping.get(c, c) for c in view.coords]
             nvasync.TmaLoadOp(mapping.get(view.desc, view.desc), copies[view.dst][stage], full, _index(stage), coords)
 
     # --- the rewrite -------------------------------------------------------------------------------
     def rewrite(self):
-        S, P = self.options.stages, self.options.prefetch
         issuer = self.issuer()
         copies, barriers_at = self.stage_buffers()
         slices = self.producer_slice()
-        n = self.loop.opview.upperBound
         with ir.InsertionPoint(self.loop), self.loop.location:
-            full = nvasync.SmemBufferOp(ir.MemRefType.get(
-                [S], ir.IntegerType.get_signless(64),
-                memory_space=ir.Attribute.parse("#gpu.address_space<workgroup>")), offset=barriers_at).buffer
+            arrays = [nvasync.SmemBufferOp(ir.MemRefType.get(
+                [self.options.stages], ir.IntegerType.get_signless(64),
+                memory_space=ir.Attribute.parse("#gpu.address_space<workgroup>")),
+                offset=barriers_at + self.barrier_array_bytes() * k).buffer for k in range(self.barrier_arrays())]
+            if self.options.mode == "pipelined":
+                self.pipelined(issuer, copies, slices, arrays[0])
+            else:
+                self.warp_specialized(issuer, copies, slices, arrays)
             with _then(issuer):
+                for k, array in enumerate(arrays):
+                    name = "full" if k % 2 == 0 else "empty"
+                    for s in range(self.options.stages):
+                        _mark(nvasync.MbarrierInvalOp(array, _index(s)), f"{name}: inval")
+        self.loop.erase()
+
+    def pipelined(self, issuer, copies, slices, full):
+        """One elected thread issues, every thread consumes (see the module docstring)."""
+        S, P = self.options.stages, self.options.prefetch
+        n = self.loop.opview.upperBound
+        with _then(issuer):
+            for s in range(S):
+                _mark(nvasync.MbarrierInitOp(full, _index(s), count=1), "full: init (1 arrival: the issuer)")
+        with _then(issuer):
+            for k in range(P):
+                with _then(arith.cmpi(arith.CmpIPredicate.ult, _index(k), n)):
+                    self.issue(_index(k), k, copies, full, slices, self.loads)
+        with self.rounds(n) as (r, stage_iterations):
+            parity = _parity(r, flip=False)
+            for s, i in stage_iterations:
+                _mark(nvasync.MbarrierTryWaitParityOp(full, _index(s), parity), "full: wait")
+                self.clone_body(i, s, copies)
+                with _then(issuer):
+                    ahead = arith.addi(i, _index(P))
+                    with _then(arith.cmpi(arith.CmpIPredicate.ult, ahead, n)):
+                        self.issue(ahead, (s + P) % S, copies, full, slices, self.loads)
+
+    def warp_specialized(self, issuer, copies, slices, arrays):
+        """Producer warps (one per role) in a producer warpgroup after the consumer warps; each
+        role has its own full/empty pair; consumers wait on the full barrier of every role and
+        release each stage with one arrival per warp (a warp sync, then its elected lane)."""
+        S, opts = self.options.stages, self.options
+        n = self.loop.opview.upperBound
+        roles = self.roles()
+        if len(roles) > 4:
+            raise PipelineError(self.loop, f"{len(roles)} producer roles; a producer warpgroup has 4 warps")
+        consumers = self.block_threads()
+        if consumers % 128:
+            raise PipelineError(self.loop, f"warp specialization needs whole consumer warpgroups; the kernel has "
+                                           f"{consumers} threads")
+        if opts.producer_regs is not None:
+            budget = 128 * opts.producer_regs + consumers * opts.consumer_regs
+            if budget > 65536:
+                raise PipelineError(self.loop, f"register budget {128} x {opts.producer_regs} + {consumers} x "
+                                               f"{opts.consumer_regs} = {budget} exceeds the 65536 registers of an SM")
+        self.func.attributes["gpu.known_block_size"] = ir.DenseI32ArrayAttr.get([consumers + 128, 1, 1])
+        first_producer = consumers // 32
+        pairs = {role: (arrays[2 * k], arrays[2 * k + 1]) for k, role in enumerate(roles)}
+        with _then(issuer):
+            for role, (full, empty) in pairs.items():
                 for s in range(S):
-                    _mark(nvasync.MbarrierInitOp(full, _index(s), count=1), "full: init (1 arrival: the issuer)")
-            with _then(issuer):
-                for k in range(P):
-                    with _then(arith.cmpi(arith.CmpIPredicate.ult, _index(k), n)):
-                        self.issue(_index(k), k, copies, full, slices)
-            rounds = scf.ForOp(_index(0), arith.ceildivui(n, _index(S)), _index(1))
-            with ir.InsertionPoint(rounds.body):
-                r = rounds.induction_variable
-                parity = arith.index_cast(ir.IntegerType.get_signless(32), arith.andi(r, _index(1)))
+                    _mark(nvasync.MbarrierInitOp(full, _index(s), count=1),
+                          f"full[{role}]: init (1 arrival: the role's elected lane)")
+                    _mark(nvasync.MbarrierInitOp(empty, _index(s), count=consumers // 32),
+                          f"empty[{role}]: init ({consumers // 32} arrivals: one per consumer warp)")
+        with _role(first_producer, 4):
+            if opts.producer_regs is not None:
+                nvasync.SetmaxnregOp(regs=opts.producer_regs, action="dec")
+            warp = arith.divui(gpu.thread_id(gpu.Dimension.x), _index(32))
+            for k, (role, (full, empty)) in enumerate(pairs.items()):
+                with _then(arith.cmpi(arith.CmpIPredicate.eq, warp, _index(first_producer + k))):
+                    elected = nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected
+                    with self.rounds(n) as (r, stage_iterations):
+                        parity = _parity(r, flip=True)      # the first S waits pass on fresh barriers
+                        for s, i in stage_iterations:
+                            _mark(nvasync.MbarrierTryWaitParityOp(empty, _index(s), parity), f"empty[{role}]: wait")
+                            with _then(elected):
+                                self.issue(i, s, copies, full, slices, roles[role])
+        with _role(0, consumers // 32):
+            if opts.consumer_regs is not None:
+                nvasync.SetmaxnregOp(regs=opts.consumer_regs, action="inc")
+            elected = nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected
+            with self.rounds(n) as (r, stage_iterations):
+                parity = _parity(r, flip=False)
+                for s, i in stage_iterations:
+                    for role, (full, _) in pairs.items():
+                        _mark(nvasync.MbarrierTryWaitParityOp(full, _index(s), parity), f"full[{role}]: wait")
+                    self.clone_body(i, s, copies)
+                    _mark(nvasync.WarpSyncOp(), "consumer warp: reads done before its release")
+                    with _then(elected):
+                        for role, (_, empty) in pairs.items():
+                            _mark(nvasync.MbarrierArriveOp(empty, _index(s)), f"empty[{role}]: arrive (consumer warp)")
+
+    def block_threads(self) -> int:
+        if "gpu.known_block_size" not in self.func.attributes:
+            raise PipelineError(self.func, "warp specialization needs the kernel's gpu.known_block_size")
+        return list(ir.DenseI32ArrayAttr(self.func.attributes["gpu.known_block_size"]))[0]
+
+    @contextmanager
+    def rounds(self, n):
+        """`for r in [0, ceil(n / S))`, its S stages unrolled, each under `r*S + s < n`: yields
+        (r, iterator of (s, i)) with the insertion point inside stage s's guard while iterated."""
+        S = self.options.stages
+        loop = scf.ForOp(_index(0), arith.ceildivui(n, _index(S)), _index(1))
+        with ir.InsertionPoint(loop.body):
+            r = loop.induction_variable
+
+            def stages():
                 for s in range(S):
                     i = arith.addi(arith.muli(r, _index(S)), _index(s))
                     with _then(arith.cmpi(arith.CmpIPredicate.ult, i, n)):
-                        _mark(nvasync.MbarrierTryWaitParityOp(full, _index(s), parity), "full: wait")
-                        self.clone_body(i, s, copies)
-                        with _then(issuer):
-                            ahead = arith.addi(i, _index(P))
-                            with _then(arith.cmpi(arith.CmpIPredicate.ult, ahead, n)):
-                                self.issue(ahead, (s + P) % S, copies, full, slices)
-                scf.YieldOp([])
-            with _then(issuer):
-                for s in range(S):
-                    _mark(nvasync.MbarrierInvalOp(full, _index(s)), "full: inval")
-        self.loop.erase()
+                        yield s, i
+
+            yield r, stages()
+            scf.YieldOp([])
 
     def clone_body(self, i, stage: int, copies):
         mapping = {self.iv: i, **{buffer: per_stage[stage] for buffer, per_stage in copies.items()}}

@@ -12,9 +12,9 @@ has), the protocol the kernel would run is executed on an abstract machine and m
     an error; so is finishing with a phase of TMA data unobserved by a thread that waits on that
     barrier, or by every thread;
   * never deadlock: some thread can always move until every thread has finished.
-The machine runs one representative thread per class: per warp role (or the whole CTA) the
-elected lane of the role's first warp and one lane that is not elected, so "the issuer" and "every
-other thread" are both executed.  CTA barriers (`sync_threads`, `named_barrier`) are rendezvous
+The machine runs one representative thread per class: per warp, its elected lane and one lane
+that is not elected (classes whose protocol traces are identical merge into one that stands for
+all their threads), so "the issuer", each role's warps and "every other thread" are executed.  CTA barriers (`sync_threads`, `named_barrier`) are rendezvous
 of the classes they cover.  Schedules: round robin, and for each class one where it always runs
 first and one where it always runs last, which is where lagging waiters and early uses show.
 
@@ -82,8 +82,8 @@ def verify_function(func) -> list[tuple[object, str]]:
         return [(exc.op, str(exc))]
     for classes, bindings, label in explorations:
         try:
-            traces = {c: _Interpreter(func, c, bindings).trace() for c in classes}
-            for schedule in _schedules(list(classes)):
+            traces = _merged({c: _Interpreter(func, c, bindings).trace() for c in classes})
+            for schedule in _schedules(list(traces)):
                 _Machine(traces, schedule, label).run()
         except ProtocolError as exc:
             key = (hash(exc.op), str(exc).split(" (trip")[0])
@@ -104,20 +104,30 @@ class ThreadClass:
 
 
 def _thread_classes(func) -> tuple[ThreadClass, ...]:
-    block = 1
+    """Per warp of the block: its elected lane and its other lanes (warp roles and elect_one
+    make these the only distinctions the protocol can draw)."""
+    block = 32
     if "gpu.known_block_size" in func.attributes:
         block = list(ir.DenseI32ArrayAttr(func.attributes["gpu.known_block_size"]))[0]
-    roles = []
-    func.walk(lambda op: roles.append((op.attributes["first_warp"].value, op.attributes["num_warps"].value))
-              or ir.WalkResult.ADVANCE if op.name == "nvasync.warp_role" else ir.WalkResult.ADVANCE)
     classes = []
-    for first, count in sorted(set(roles)) or [(0, max(1, block // 32))]:
-        size = min(count * 32, block - first * 32)
-        role = f"warps {first}-{first + count - 1}" if roles else "CTA"
-        classes.append(ThreadClass(first * 32, True, 1, f"elected lane of {role}"))
-        if size > 1:
-            classes.append(ThreadClass(first * 32 + 1, False, size - 1, f"other threads of {role}"))
-    return tuple(classes)
+    for warp in range(max(1, block // 32)):
+        classes.append(ThreadClass(warp * 32, True, 1, f"elected lane of warp {warp}"))
+        classes.append(ThreadClass(warp * 32 + 1, False, min(31, block - warp * 32 - 1), f"other lanes of warp {warp}"))
+    return tuple(c for c in classes if c.threads > 0)
+
+
+def _merged(traces: dict) -> dict:
+    """Classes with the same protocol trace behave alike: one class standing for all their threads."""
+    groups: dict = {}
+    for cls, events in traces.items():
+        key = tuple((e.kind, hash(e.op), e.barrier, e.value) for e in events)
+        groups.setdefault(key, []).append(cls)
+    merged = {}
+    for members in groups.values():
+        first = members[0]
+        name = first.name if len(members) == 1 else f"{first.name} (+{len(members) - 1} alike)"
+        merged[ThreadClass(first.tid, first.elected, sum(c.threads for c in members), name)] = traces[first]
+    return merged
 
 
 def _explorations(func):
