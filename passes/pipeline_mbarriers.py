@@ -351,9 +351,10 @@ class _Pipeline:
                         self.issue(ahead, (s + P) % S, copies, full, slices, self.loads)
 
     def warp_specialized(self, issuer, copies, slices, arrays):
-        """Producer warps (one per role) in a producer warpgroup after the consumer warps; each
-        role has its own full/empty pair; consumers wait on the full barrier of every role and
-        release each stage with one arrival per warp (a warp sync, then its elected lane)."""
+        """Producer warps (one per role, its elected lane runs it) in a producer warpgroup after
+        the consumer warps; each role has its own full/empty pair; consumers wait on the full
+        barrier of every role and release each stage with one arrival per warp (a warp sync,
+        then its elected lane)."""
         S, opts = self.options.stages, self.options
         n = self.loop.opview.upperBound
         roles = self.roles()
@@ -383,14 +384,14 @@ class _Pipeline:
                 nvasync.SetmaxnregOp(regs=opts.producer_regs, action="dec")
             warp = arith.divui(gpu.thread_id(gpu.Dimension.x), _index(32))
             for k, (role, (full, empty)) in enumerate(pairs.items()):
-                with _then(arith.cmpi(arith.CmpIPredicate.eq, warp, _index(first_producer + k))):
-                    elected = nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected
+                # One thread runs the role: its elected lane waits for free stages and loads.
+                in_warp = arith.cmpi(arith.CmpIPredicate.eq, warp, _index(first_producer + k))
+                with _then(arith.andi(in_warp, nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected)):
                     with self.rounds(n) as (r, stage_iterations):
                         parity = _parity(r, flip=True)      # the first S waits pass on fresh barriers
                         for s, i in stage_iterations:
                             _mark(nvasync.MbarrierTryWaitParityOp(empty, _index(s), parity), f"empty[{role}]: wait")
-                            with _then(elected):
-                                self.issue(i, s, copies, full, slices, roles[role])
+                            self.issue(i, s, copies, full, slices, roles[role])
         with _role(0, consumers // 32):
             if opts.consumer_regs is not None:
                 nvasync.SetmaxnregOp(regs=opts.consumer_regs, action="inc")

@@ -15,7 +15,7 @@ has), the protocol the kernel would run is executed on an abstract machine and m
 The machine runs one representative thread per class: per warp, its elected lane and one lane
 that is not elected (classes whose protocol traces are identical merge into one that stands for
 all their threads), so "the issuer", each role's warps and "every other thread" are executed.  CTA barriers (`sync_threads`, `named_barrier`) are rendezvous
-of the classes they cover.  Schedules: round robin, and for each class one where it always runs
+of the classes they cover, `warp_sync` one of the classes sharing a warp.  Schedules: round robin, and for each class one where it always runs
 first and one where it always runs last, which is where lagging waiters and early uses show.
 
 The protocol's control flow may depend only on constants, loop indices, the thread's identity
@@ -39,7 +39,8 @@ from .smem_model import memref_bytes
 
 PROTOCOL_OPS = ("nvasync.mbarrier_init", "nvasync.mbarrier_arrive", "nvasync.mbarrier_arrive_expect_tx",
                 "nvasync.mbarrier_try_wait_parity", "nvasync.mbarrier_inval", "nvasync.tma_load",
-                "nvasync.sync_threads", "nvasync.named_barrier")
+                "nvasync.sync_threads", "nvasync.named_barrier", "nvasync.warp_sync")
+WARP_SYNC = -1          # the barrier "id" of a warp_sync event
 MAX_EXPLORED_PARAMETERS = 2
 
 
@@ -101,6 +102,7 @@ class ThreadClass:
     elected: bool
     threads: int            # how many threads of the CTA this class stands for
     name: str
+    warps: frozenset = frozenset()   # the warps its threads belong to
 
 
 def _thread_classes(func) -> tuple[ThreadClass, ...]:
@@ -111,8 +113,10 @@ def _thread_classes(func) -> tuple[ThreadClass, ...]:
         block = list(ir.DenseI32ArrayAttr(func.attributes["gpu.known_block_size"]))[0]
     classes = []
     for warp in range(max(1, block // 32)):
-        classes.append(ThreadClass(warp * 32, True, 1, f"elected lane of warp {warp}"))
-        classes.append(ThreadClass(warp * 32 + 1, False, min(31, block - warp * 32 - 1), f"other lanes of warp {warp}"))
+        warps = frozenset([warp])
+        classes.append(ThreadClass(warp * 32, True, 1, f"elected lane of warp {warp}", warps))
+        classes.append(ThreadClass(warp * 32 + 1, False, min(31, block - warp * 32 - 1),
+                                   f"other lanes of warp {warp}", warps))
     return tuple(c for c in classes if c.threads > 0)
 
 
@@ -126,7 +130,8 @@ def _merged(traces: dict) -> dict:
     for members in groups.values():
         first = members[0]
         name = first.name if len(members) == 1 else f"{first.name} (+{len(members) - 1} alike)"
-        merged[ThreadClass(first.tid, first.elected, sum(c.threads for c in members), name)] = traces[first]
+        merged[ThreadClass(first.tid, first.elected, sum(c.threads for c in members), name,
+                           frozenset().union(*(c.warps for c in members)))] = traces[first]
     return merged
 
 
@@ -306,6 +311,9 @@ class _Interpreter:
         if name == "nvasync.named_barrier":
             self.events.append(Event("barrier", op, op.attributes["id"].value, op.attributes["threads"].value))
             return
+        if name == "nvasync.warp_sync":
+            self.events.append(Event("barrier", op, WARP_SYNC, 0))
+            return
         view = op.opview
         start = view.barriers.owner.attributes["offset"].value if not isinstance(view.barriers, ir.BlockArgument) \
             and view.barriers.owner.name == "nvasync.smem_buffer" else None
@@ -392,9 +400,18 @@ class _Machine:
             return state is None or not state.valid or (state.completed & 1) != event.value
         return True
 
-    def members(self, event) -> set:
-        """The classes a CTA barrier waits for: all, or those of the named barrier's warp role."""
+    def members(self, event, cls) -> set:
+        """The classes a barrier waits for: all (bar.sync 0), those of the named barrier's warp
+        role, or those sharing a warp with `cls` (warp_sync)."""
         classes = {t.cls for t in self.threads}
+        if event.barrier == WARP_SYNC:     # classes chained by shared warps (merged classes span several)
+            members, warps = {cls}, set(cls.warps)
+            while True:
+                more = {c for c in classes if c.warps & warps} - members
+                if not more:
+                    return members
+                members |= more
+                warps |= set().union(*(c.warps for c in more))
         role = event.op.parent if event.value else None
         while role is not None and role.name != "nvasync.warp_role":
             role = role.parent
@@ -415,12 +432,14 @@ class _Machine:
         event = thread.events[thread.pc]
         kind = event.kind
         if kind == "barrier":
-            held = self.at_cta_barrier.setdefault(event.barrier, [])
+            members = self.members(event, thread.cls)
+            key = (event.barrier, frozenset(c.name for c in members))
+            held = self.at_cta_barrier.setdefault(key, [])
             held.append(thread)
-            if {t.cls for t in held} >= self.members(event):
+            if {t.cls for t in held} >= members:
                 for t in held:
                     t.held, t.pc = False, t.pc + 1
-                self.at_cta_barrier[event.barrier] = []
+                self.at_cta_barrier[key] = []
             else:
                 thread.held = True
             return
