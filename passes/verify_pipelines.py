@@ -340,7 +340,8 @@ class _Interpreter:
 class Barrier:
     count: int
     pending: int
-    tx: int = 0             # bytes announced minus bytes delivered in the open phase
+    announced: int = 0      # expect-tx bytes of the open phase
+    delivered: int = 0      # bytes its TMA loads delivered (complete_tx)
     completed: int = 0      # phases completed so far
     valid: bool = True
     carries_data: bool = False   # some phase had TMA bytes: its waiters consume every phase
@@ -425,7 +426,8 @@ class _Machine:
         if state is None:
             self.fail(event.op, thread, f"mbarrier at byte {event.barrier} used before it is initialised")
         if not state.valid:
-            self.fail(event.op, thread, f"mbarrier at byte {event.barrier} used after mbarrier.inval")
+            what = "invalidated twice" if event.kind == "inval" else "used after mbarrier.inval"
+            self.fail(event.op, thread, f"mbarrier at byte {event.barrier} {what}")
         return state
 
     def step(self, thread) -> None:
@@ -453,7 +455,7 @@ class _Machine:
         state = self.state_of(thread, event)
         if kind == "arrive":
             state.pending -= thread.cls.threads
-            state.tx += event.value
+            state.announced += event.value
             state.carries_data |= event.value > 0
             state.open_op = event.op
             if state.pending < 0:
@@ -461,7 +463,7 @@ class _Machine:
                                             f"{state.completed} of the mbarrier at byte {event.barrier}")
             self.complete(state)
         elif kind == "load":
-            state.tx -= event.value
+            state.delivered += event.value
             state.carries_data = True
             state.open_op = event.op
             self.complete(state)
@@ -469,7 +471,7 @@ class _Machine:
             self.observe(thread, event, state)
         elif kind == "inval":
             users = [t for t in self.threads if t is not thread and
-                     any(e.barrier == event.barrier and e.kind != "barrier" for e in t.events[t.pc:])]
+                     any(e.barrier == event.barrier and e.kind not in ("barrier", "inval") for e in t.events[t.pc:])]
             if users:
                 self.fail(event.op, thread, f"mbarrier at byte {event.barrier} invalidated while "
                                             f"{users[0].cls.name} may still use it")
@@ -489,9 +491,9 @@ class _Machine:
 
     @staticmethod
     def complete(state: Barrier) -> None:
-        if state.pending == 0 and state.tx == 0:
+        if state.pending == 0 and state.announced == state.delivered:
             state.completed += 1
-            state.pending = state.count
+            state.pending, state.announced, state.delivered = state.count, 0, 0
 
     def deadlock(self):
         blocked = [t for t in self.threads if not t.done]
@@ -500,7 +502,8 @@ class _Machine:
         if event.kind == "wait":
             state = self.barriers[event.barrier]
             if state.pending == 0:
-                detail = f"; every arrival is in, but expect-tx and the loads' bytes differ by {state.tx}"
+                detail = (f"; every arrival is in, but expect-tx announces {state.announced} bytes and "
+                          f"the loads deliver {state.delivered}")
             else:
                 detail = f"; {state.count - state.pending} of {state.count} arrivals"
             what = f"waits for parity {event.value} of the mbarrier at byte {event.barrier}{detail}"
@@ -515,10 +518,10 @@ class _Machine:
                 self.fail(state.open_op, self.threads[0],
                           f"phase {state.completed} of the mbarrier at byte {address} is left open at exit: "
                           f"{state.count - state.pending} of {state.count} arrivals")
-            if state.tx:
+            if state.announced != state.delivered:
                 self.fail(state.open_op, self.threads[0],
-                          f"expect-tx and the loads of phase {state.completed} of the mbarrier at byte {address} "
-                          f"differ by {state.tx} bytes")
+                          f"phase {state.completed} of the mbarrier at byte {address}: expect-tx announces "
+                          f"{state.announced} bytes, the loads deliver {state.delivered}")
             if state.carries_data and state.completed and \
                     not any(address in t.observed for t in self.threads):
                 self.fail(state.open_op or self.threads[0].events[-1].op, self.threads[0],

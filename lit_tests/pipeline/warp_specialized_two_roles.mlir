@@ -34,7 +34,7 @@ gpu.module @kernels {
 }
 }
 
-// CHECK: gpu.func @two_roles{{.*}} gpu.known_block_size = array<i32: 384, 1, 1>
+// CHECK: gpu.func @two_roles{{.*}}gpu.known_block_size = array<i32: 384, 1, 1>
 // CHECK-DAG: %[[FA:.*]] = "nvasync.smem_buffer"() {offset = 49152 : i64} : () -> memref<3xi64
 // CHECK-DAG: %[[EA:.*]] = "nvasync.smem_buffer"() {offset = 49184 : i64} : () -> memref<3xi64
 // CHECK-DAG: %[[FB:.*]] = "nvasync.smem_buffer"() {offset = 49216 : i64} : () -> memref<3xi64
