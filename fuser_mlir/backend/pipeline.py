@@ -113,6 +113,12 @@ def lower_to_llvm_elements(target: TargetOptions) -> list[str]:
     return [
         "fuser-verify-dialects",
         "fuser-lower-nvasync",
+        # Kernels in upstream's NVGPU dialect inside gpu.launch, in upstream's order: NVGPU first
+        # (host and device), so a TMA descriptor is an !llvm.ptr by the time outlining makes it
+        # a kernel argument (convert-gpu-to-nvvm cannot convert an !nvgpu type in a signature);
+        # then outline, before the target is attached to every gpu.module.
+        "convert-nvgpu-to-nvvm",
+        "gpu-kernel-outlining",
         target.attach_target,
         "convert-scf-to-cf",
         "expand-strided-metadata",
