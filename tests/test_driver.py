@@ -94,3 +94,17 @@ def test_split_input_file_keeps_line_numbers():
     src = b'module {}\n// -----\nfunc.func @f() {\n  "nvasync.sync_threads"(%x) : (i32) -> ()\n  return\n}\n'
     status, out, err = fuser_opt("--split-input-file", stdin=src)
     assert status == 1 and ":4:" in err and "module {" in out
+
+
+def test_fuser_opt_output_file_is_written_only_on_success(tmp_path):
+    # mlir-opt keeps -o FILE only when every chunk succeeded: no empty file, no truncated old one.
+    bad = b'func.func @f() {\n  "nvasync.sync_threads"(%x) : (i32) -> ()\n  return\n}\n'
+    fresh = tmp_path / "fresh.mlir"
+    status, _, err = fuser_opt("-o", str(fresh), stdin=bad)
+    assert status == 1 and "error:" in err and not fresh.exists()
+    old = tmp_path / "old.mlir"
+    old.write_text("previous output\n")
+    status, _, _ = fuser_opt("--split-input-file", "-o", str(old), stdin=b"module {}\n// -----\n" + bad)
+    assert status == 1 and old.read_text() == "previous output\n"
+    status, _, _ = fuser_opt("-o", str(old), stdin=b"module {}\n")
+    assert status == 0 and old.read_text().startswith("module {")

@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _ArgumentParser(prog="fuser-opt", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' or none: stdin)")
-    p.add_argument("-o", dest="output", default="-", help="output file (default: stdout)")
+    p.add_argument("-o", dest="output", default="-", help="output file, written only on success (default: stdout)")
     p.add_argument("--pass-pipeline", default=None,
                    help="a textual pipeline 'builtin.module(...)'; may name project passes")
     p.add_argument("-p", dest="passes", action="append", default=[], metavar="PASS",
@@ -137,6 +137,8 @@ def run(argv=None, stdout=None, stderr=None) -> int:
             for d in produced:
                 stderr.write(d.format(filename) + "\n")
             failed |= any(d.severity == "error" for d in produced)
+    if failed and args.output != "-":
+        return 1        # as mlir-opt: an output file is written only when every chunk succeeded
     text = "// -----\n".join(o for o in outputs if o is not None)
     try:
         _write(args.output, text, stdout)
