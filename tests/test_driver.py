@@ -1,5 +1,8 @@
 """The pass-pipeline driver, target validation, the backend's crash isolation, and fuser-opt."""
 import io
+import os
+import shutil
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -108,3 +111,22 @@ def test_fuser_opt_output_file_is_written_only_on_success(tmp_path):
     assert status == 1 and old.read_text() == "previous output\n"
     status, _, _ = fuser_opt("-o", str(old), stdin=b"module {}\n")
     assert status == 0 and old.read_text().startswith("module {")
+
+
+def test_importing_the_source_tree_without_its_mapped_packages_says_what_to_do(tmp_path):
+    # After a regular `pip install .`, a script in the repository root imports the source
+    # fuser_mlir/, which lacks dialects/ (pip maps it in).  -S with site-packages on PYTHONPATH
+    # keeps the dependencies but leaves out the .pth that installs the editable finder.
+    root = Path(__file__).parent.parent
+    package = tmp_path / "fuser_mlir"
+    shutil.copytree(root / "fuser_mlir", package, ignore=shutil.ignore_patterns("__pycache__"))
+    importing = dict(args=[sys.executable, "-S", "-c", "import fuser_mlir"], cwd=tmp_path, capture_output=True,
+                     text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(site.getsitepackages())})
+    proc = subprocess.run(**importing)
+    assert proc.returncode == 1
+    assert f"ImportError: fuser_mlir: you are importing the source tree at {package}" in proc.stderr
+    assert "pip install -e ." in proc.stderr
+    # Laid out as installed (dialects/ inside the package), the same import works.
+    shutil.copytree(root / "dialects", package / "dialects", ignore=shutil.ignore_patterns("__pycache__"))
+    proc = subprocess.run(**importing)
+    assert proc.returncode == 0, proc.stderr
