@@ -1,10 +1,12 @@
 """The pass-pipeline driver, target validation, the backend's crash isolation, and fuser-opt."""
 import io
 import os
+import re
 import shutil
 import site
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -130,3 +132,16 @@ def test_importing_the_source_tree_without_its_mapped_packages_says_what_to_do(t
     shutil.copytree(root / "dialects", package / "dialects", ignore=shutil.ignore_patterns("__pycache__"))
     proc = subprocess.run(**importing)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_torch_is_a_range_for_users_and_pinned_only_by_ci():
+    # Users (GPU machines) bring their own torch build; CI installs the CPU build it tests with,
+    # and the README's test command is what CI runs.
+    root = Path(__file__).parent.parent
+    dependencies = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    torch = [d for d in dependencies if re.split(r"[\s<>=!~;\[]", d, maxsplit=1)[0] == "torch"]
+    assert len(torch) == 1 and "==" not in torch[0] and ">=" in torch[0]
+    command = (root / ".ci" / "run").read_text().strip().splitlines()[-1]
+    assert "torch==2.13.0" in command.split()
+    test_section = (root / "README.md").read_text().split("\n## Test\n", 1)[1].split("\n## ", 1)[0]
+    assert f"```sh\n{command}\n```" in test_section
