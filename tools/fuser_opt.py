@@ -16,7 +16,7 @@ import re
 import sys
 from dataclasses import dataclass
 
-from fuser_mlir.diagnostics import CompileError, Diagnostic, error, from_mlir, from_mlir_error
+from fuser_mlir.diagnostics import CompileError, Diagnostic, error, from_mlir
 
 SPLIT_MARKER = re.compile(r"^// -----[ \t]*$", re.M)
 
@@ -80,10 +80,7 @@ def process_chunk(source: bytes, options: Options, ctx) -> str:
     from fuser_mlir.backend import pipeline
 
     with ctx, ir.Location.unknown():
-        try:
-            module = ir.Module.parse(source)
-        except ir.MLIRError as exc:
-            raise from_mlir_error(exc) from None
+        module = pipeline.parse_module(source)       # input that crashes the parser: an error
         pipeline.PassPipeline(["fuser-verify-dialects", *options.pipeline]).run(
             module, options.print_ir_after_all)
         if options.emit == "ptx":

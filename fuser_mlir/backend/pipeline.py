@@ -8,9 +8,12 @@ PassManager keeps `--mlir-print-ir-after-all` and the diagnostics uniform across
 The lowering (`LOWER_TO_LLVM`) reads as the list of stages it is: verify our dialects, rewrite
 nvasync into NVVM, run the upstream conversions, then apply the kernel ABI.  Serialising LLVM IR
 to PTX happens in a child process (fuser_mlir.backend.nvptx) because the NVPTX backend aborts the
-process on IR it cannot select.
+process on IR it cannot select; `parse_module` guards the parser against input that aborts it,
+with a forked child.
 """
 from __future__ import annotations
+
+import functools
 
 from ..diagnostics import CompileError, error, from_mlir_error
 from .target import TargetOptions
@@ -186,3 +189,84 @@ def compile_to_ptx(module, target: TargetOptions = TargetOptions()) -> dict[str,
         raise error("no gpu.module to compile: PTX needs kernels inside a gpu.module")
     text = module.operation.get_asm(enable_debug_info=True, print_generic_op_form=True)
     return nvptx.serialize(text, target, file_location(gpu_modules[0].location))
+
+
+def parse_module(source: bytes | str):
+    """Parse `source` (untrusted) in the current context; every problem is a located CompileError.
+
+    LLVM here is built with assertions, and some malformed input aborts inside MLIR's parser
+    (e.g. `array<index: 0>`).  So a forked child parses it first: its crash becomes an error
+    located where the parser died, and this process parses only input the child survived.
+    fork() reuses the loaded MLIR: about 10 ms, not an interpreter start."""
+    from mlir import ir
+
+    source = source.encode() if isinstance(source, str) else source
+    reason = _parser_crash(source)
+    if reason:
+        # The shortest crashing prefix ends where the parser died (shorter prefixes of the
+        # input are merely incomplete).
+        good, bad = 0, len(source)
+        while bad - good > 1:
+            mid = (good + bad) // 2
+            good, bad = (good, mid) if _parser_crash(source[:mid]) else (mid, bad)
+        raise error(f"MLIR's parser crashed on the input up to here ({reason})", "",
+                    *_line_col(source, bad - 1))
+    try:
+        return ir.Module.parse(source)
+    except ir.MLIRError as exc:
+        raise from_mlir_error(exc) from None
+    except RuntimeError:
+        # The bindings cannot decode an error message that quotes bytes which are not UTF-8.
+        try:
+            source.decode()
+        except UnicodeDecodeError as exc:
+            raise error(f"invalid UTF-8 byte 0x{source[exc.start]:02x} in this input", "",
+                        *_line_col(source, exc.start)) from None
+        raise
+
+
+def _line_col(source: bytes, index: int) -> tuple[int, int]:
+    """1-based line and byte column of source[index], as MLIR counts them."""
+    return source.count(b"\n", 0, index) + 1, index - source.rfind(b"\n", 0, index)
+
+
+def _parser_crash(source: bytes) -> str | None:
+    """None if a forked child parses `source` (successfully or with errors) and exits; else what
+    killed it: LLVM's last message, or the signal."""
+    import faulthandler
+    import os
+    import resource
+
+    from mlir import ir
+
+    ctx = _fork_parse_context()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        os.dup2(write_end, 2)                                   # LLVM's message, for the parent
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))       # an abort writes no core file
+        faulthandler.disable()                  # nor a Python traceback (pytest enables one)
+        try:
+            ir.Module.parse(source, context=ctx)
+        finally:
+            os._exit(0)                      # no Python cleanup: the parent owns stdout's buffer
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as child_stderr:
+        message = child_stderr.read().decode(errors="replace").strip()
+    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if status == 0:
+        return None
+    return message.splitlines()[-1] if message else f"killed by signal {-status}"
+
+
+@functools.cache
+def _fork_parse_context():
+    """The context the forked child parses in: the project's dialects and no thread pool.  The
+    child has none of the parent's threads, so in a context that ever ran parallel work (the
+    verifier does, after a parse) it would wait forever for the pool's workers."""
+    from ..dialects import new_context
+
+    ctx = new_context()
+    ctx.enable_multithreading(False)
+    return ctx
