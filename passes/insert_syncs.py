@@ -18,6 +18,8 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
     before releasing, so other CTAs that acquire see the global writes (Triton PR #10415).
   * mbarrier init -> any use: `fence.mbarrier_init` after the initialising thread's last init, and
     a barrier before other threads use it.
+  * mbarrier use by other threads (wait, arrive) -> `mbarrier.inval`: a barrier, so no thread
+    still polls or arrives on a word being invalidated.
   * TMA load -> use of its destination: ordered by the mbarrier wait the pipeline already has
     (its parity is the pipeline's business); fuser-verify-syncs reports a missing one.  A
     standalone load (its mbarrier never initialised, not in a loop) gets the single-use protocol:
@@ -129,8 +131,12 @@ def grouped(found: list[Access]) -> list[Group]:
 def needs_barrier(a, b) -> bool:
     kinds = {a.proxy, b.proxy}
     if "mbarrier" in kinds:           # init -> use: a barrier even for the initialising thread's own
-        return (a.proxy == b.proxy == "mbarrier" and a.op.name == "nvasync.mbarrier_init"
-                and b.op.name != "nvasync.mbarrier_init")     # uses (CUTLASS's convention; racecheck)
+        if a.proxy != b.proxy:        # uses (CUTLASS's convention; racecheck)
+            return False
+        if a.op.name == "nvasync.mbarrier_init":
+            return b.op.name != "nvasync.mbarrier_init"
+        # use by other threads -> inval: every wait and arrival done before the word is released
+        return b.op.name == "nvasync.mbarrier_inval" and not (a.threads == b.threads and a.threads.issuer)
     if a.proxy == "generic" and b.proxy == "generic":
         single = a.threads == b.threads and a.threads.issuer
         return not (same_thread_mapping(a, b) or single)

@@ -15,7 +15,8 @@ generic access -> TMA load overwrite: a barrier; TMA store/reduce -> later write
 commit, `wait_group.read N` covering it, then a barrier; TMA store/reduce -> semaphore release:
 `wait_group N` *without* .read covering it, on the releasing thread; mbarriers initialised before
 use and every TMA load announced by an arrive.expect_tx; TMA load -> use: an mbarrier wait on
-the load's barrier and stage; mbarrier init -> use: `fence.mbarrier_init` and, for other
+the load's barrier and stage; mbarrier use by other threads -> inval: a barrier;
+mbarrier init -> use: `fence.mbarrier_init` and, for other
 threads, a barrier; TMA stores -> kernel exit: a covering `wait_group.read`.
 
 Every violation is an error naming both operations; the pass fails (fuser-opt exits 1).
@@ -213,6 +214,10 @@ def _check_pair(trace, i, j):
                 return f"mbarrier init not fenced (fence.mbarrier_init) before its use: {names}"
             if not barrier():
                 return f"mbarrier init not followed by a barrier before its use: {names}"
+        if A.proxy == B.proxy == "mbarrier" and op_key(b.op).name == "nvasync.mbarrier_inval" \
+                and op_key(a.op).name not in ("nvasync.mbarrier_init", "nvasync.mbarrier_inval") \
+                and not single_thread and not barrier():
+            return f"mbarrier invalidated while other threads may still use it (no barrier): {names}"
         return None
     if A.proxy == "generic" and B.proxy == "generic":
         if same_thread_mapping(A, B) or single_thread or barrier():
