@@ -7,7 +7,10 @@ to the issuing thread (a barrier orders threads, not proxies).  Always the `.sha
 never the bare one (which also orders global memory, at a measured cost).  Never under the issue
 predicate: the fence sits in the block of the barrier, which every writer reaches, so threads do
 not diverge right before `bar.sync`.  One fence covers every write before it, so one is placed per
-handing-over barrier.  None after TMA loads: their mbarrier completion already orders them for
+handing-over barrier; an existing fence of the writers covers when it is `.shared::cta`,
+`.shared::cluster` (which includes the CTA's shared memory) or the bare form.  When the elected
+thread writes and then issues the async op itself there is no barrier: the fence goes right
+before the async op.  None after TMA loads: their mbarrier completion already orders them for
 generic readers and for wgmma.
 
 Contract
@@ -21,7 +24,7 @@ from mlir import ir
 
 from ..dialects import nvasync
 from .insert_syncs import BARRIERS, _kernels, describe, mark
-from .smem_model import accesses, record_loop_steps
+from .smem_model import FENCE_SPACES_COVERING_CTA_SMEM, accesses, barrier_orders, record_loop_steps, threads_of
 from .sync_paths import find_path, invalidate
 
 FENCE = "nvasync.fence_proxy_async"
@@ -44,13 +47,16 @@ def _fence_before_handover(a, b) -> None:
     path = find_path(a.op, b.op)
     if path is None:
         return
+    single = a.threads == b.threads and a.threads.issuer     # the writer issues the async op itself
+    reason = f"generic writes -> async proxy: {describe(a.op)} -> {describe(b.op)}"
     for p in path.ops:
-        if p.issuer:
-            continue
-        if p.op.name == FENCE and p.op.attributes["space"].value in ("shared::cta", "all"):
+        if p.op.name == FENCE and p.op.attributes["space"].value in FENCE_SPACES_COVERING_CTA_SMEM \
+                and threads_of(p.op).covers(a.threads):
             return                                   # an existing fence in the writers covers it
-        if p.op.name in BARRIERS:
+        if not single and p.op.name in BARRIERS and barrier_orders(p.op, a.threads, b.threads):
             with ir.InsertionPoint(p.op), p.op.location:
-                mark(nvasync.FenceProxyAsyncOp(space="shared::cta"),
-                     f"generic writes -> async proxy: {describe(a.op)} -> {describe(b.op)}")
+                mark(nvasync.FenceProxyAsyncOp(space="shared::cta"), reason)
             return
+    if single:
+        with ir.InsertionPoint(b.op), b.op.location:
+            mark(nvasync.FenceProxyAsyncOp(space="shared::cta"), reason)

@@ -2,8 +2,9 @@
 
 Rules (A happens before B on some path, their byte ranges overlap, one of them writes):
   * generic <-> generic, different threads (RAW, WAR, WAW): a barrier between them -- `bar.sync
-    id, n` over the warp role when both sit in one role, `__syncthreads` otherwise.  None when
-    every thread touches only what it touched itself (identical thread->element mapping).
+    id, n` over the warps reaching it when both sit in one warp role or warp-aligned branch,
+    `__syncthreads` otherwise (see Barriers and uniformity).  None when every thread touches only
+    what it touched itself (identical thread->element mapping).
   * generic write -> async read (TMA store/reduce source, wgmma operand): a barrier between the
     writers and the issuer (fuser-insert-proxy-fences adds the fence before it).
   * generic read/write -> TMA load into that buffer (WAR): a barrier.  No proxy fence: the reads
@@ -26,14 +27,32 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
     init (count 1) by the issuer, `arrive.expect_tx` with the bytes of all its boxes, and a
     parity-0 wait before the first use of the data.
 Placement: each sync goes at the latest point on the path before B in the outermost loop level
-that covers the hazard (never inside a loop that only B is in, never under a divergent branch);
-hazards are handled in program order of B so one barrier covers every hazard it can.
+that covers the hazard (never inside a loop that only B is in); hazards are handled in program
+order of B so one barrier covers every hazard it can.
+Barriers and uniformity: a barrier synchronizes exactly the threads that reach it (smem_model
+`threads_of`), so it is placed only in a block reached by every thread of the CTA -- a
+`sync_threads` (bar.sync 0) -- or by whole warps that include A's and B's threads -- a
+`named_barrier` over them: inside a warp role, or inside a branch whose thread-index condition
+selects a contiguous range of whole warps (`tid < 128` in a 256-thread block: warps 0-3, 128
+threads).  Block-uniform conditions (constants, kernel arguments, block ids, IVs of loops with
+uniform bounds) keep every thread together; any other divergent branch (an elect_one guard,
+`tid < 100`, loaded data, a loop whose trip count differs between threads) is never entered: the
+barrier stays outside it, at the deepest legal block on the path (before a branch holding B,
+after one holding A).  When even the innermost block holding both accesses is illegal, no point
+separates them that a barrier can take: the pass reports the hazard at B.  Decision: each set of
+warps gets one named barrier id, the one the kernel's barriers over exactly those warps already
+use, else the lowest id (1-15) no other barrier uses -- two sets sharing an id would count each
+other's arrivals.  Generic -> async accesses by the same elected thread need no barrier (the
+proxy fence alone; fuser-insert-proxy-fences).
 
 Contract
   in:  gpu.func kernels with nvasync ops, no barriers, fences or waits required (existing ones are
-       kept and counted).  TMA ops sit under `elect_one` guards.
-  out: the same kernels plus the syncs above; every inserted op carries `fuser.derived`, a string
-       naming the hazard it serves (shown by fuser-opt; fuser-verify-syncs re-derives nothing).
+       kept and counted).  TMA ops sit under `elect_one` guards.  Thread-index conditions can
+       select whole warps only when the kernel declares `gpu.known_block_size`.
+  out: the same kernels plus the syncs above, every barrier naming exactly the threads that reach
+       it; every inserted op carries `fuser.derived`, a string naming the hazard it serves (shown
+       by fuser-opt; fuser-verify-syncs re-derives nothing).  Or an error at a hazard no barrier
+       can order.
 """
 from __future__ import annotations
 
@@ -44,8 +63,8 @@ from mlir.dialects import arith, scf
 
 from ..diagnostics import file_location
 from ..dialects import nvasync
-from .smem_model import (Access, accesses, elect_op, memref_bytes, op_key, parent_ops, record_loop_steps,
-                         same_thread_mapping, threads_of)
+from .smem_model import (Access, accesses, barrier_orders, elect_op, memref_bytes, op_key, parent_ops,
+                         record_loop_steps, same_thread_mapping, threads_of)
 from .sync_paths import _block_of, chain, find_path, insertion_point, invalidate
 
 DERIVED = "fuser.derived"
@@ -58,6 +77,9 @@ def run(module_op, pass_) -> None:
             _Inserter(func).run()
         except IssuerNotDominating as exc:
             func.location.emit_error(str(exc))
+            pass_.signal_pass_failure()
+        except PlacementError as exc:
+            op_key(exc.op).location.emit_error(str(exc))
             pass_.signal_pass_failure()
 
 
@@ -79,21 +101,6 @@ def mark(op, reason: str):
     op.operation.attributes[DERIVED] = ir.StringAttr.get(reason)
     invalidate()
     return op
-
-
-def barrier_covers(barrier, a, b) -> bool:
-    """Does this barrier op order A's threads before B's?"""
-    if barrier.name == "nvasync.sync_threads":
-        return True
-    role = _role_of(barrier)
-    return role is not None and a.threads.role == role and b.threads.role == role
-
-
-def _role_of(op):
-    for parent in parent_ops(op):
-        if parent.name == "nvasync.warp_role":
-            return (parent.attributes["first_warp"].value, parent.attributes["num_warps"].value)
-    return None
 
 
 @dataclass(frozen=True)
@@ -137,11 +144,11 @@ def needs_barrier(a, b) -> bool:
             return b.op.name != "nvasync.mbarrier_init"
         # use by other threads -> inval: every wait and arrival done before the word is released
         return b.op.name == "nvasync.mbarrier_inval" and not (a.threads == b.threads and a.threads.issuer)
+    single = a.threads == b.threads and a.threads.issuer
     if a.proxy == "generic" and b.proxy == "generic":
-        single = a.threads == b.threads and a.threads.issuer
         return not (same_thread_mapping(a, b) or single)
     if a.proxy == "generic" and b.proxy == "async":
-        return True                  # hand smem to the issuer (RAW) or let it overwrite (WAR)
+        return not single            # hand smem to the issuer (RAW) or let it overwrite (WAR)
     if a.proxy == "async" and not a.is_write and b.is_write:     # WAR on what the async proxy read
         return b.proxy == "generic" or a.op.name == "nvasync.wgmma"   # TMA->TMA: the issuer's own wait
     return False
@@ -204,7 +211,8 @@ class _Inserter:
         path = find_path(group[-1].op, users[0].op)
         if path is None:
             return
-        _, before = insertion_point(path, lambda role: False)
+        top = threads_of(path.b_side[0][1])
+        _, before = insertion_point(path, lambda threads: threads == top)
         with ir.InsertionPoint(before), before.location:
             parity = arith.constant(ir.IntegerType.get_signless(32), 0)
             mark(nvasync.MbarrierTryWaitParityOp(view.barriers, view.stage, parity), reason)
@@ -234,19 +242,45 @@ class _Inserter:
                                   order[hash(p[1].op)], -order[hash(p[0].last)]))
         for a, b in pairs:
             path = find_path(a.last, b.op)
-            if path is None or any(p.op.name in BARRIERS and not p.issuer and barrier_covers(p.op, a, b)
+            if path is None or any(p.op.name in BARRIERS and barrier_orders(p.op, a.threads, b.threads)
                                    for p in path.ops):
                 continue
-            block, before = insertion_point(path, lambda role: a.threads.role is not None
-                                            and a.threads.role == b.threads.role)
+            kind = 'WAR' if not a.is_write else 'WAW' if b.is_write else 'RAW'
+            reason = f"{kind}: {describe(a.op)} -> {describe(b.op)}"
+            # A barrier names the threads that reach it: whole warps, including A's and B's.
+            point = insertion_point(path, lambda t: t.issuer is None and not t.subset
+                                    and a.threads.within(t.role) and b.threads.within(t.role))
+            if point is None:
+                raise PlacementError(b.op, f"no barrier can order the {kind} hazard {describe(a.op)} -> "
+                                           f"{describe(b.op)}: every point between them is reached only by "
+                                           f"{threads_of(path.b_side[0][1]).describe()}, and a barrier must name "
+                                           "the threads reaching it (bar.sync 0: every thread of the CTA; a "
+                                           "named barrier: whole warps); move the accesses out of the divergent "
+                                           "branch or make its condition select whole warps")
+            _, before = point
+            role = threads_of(before).role
             with ir.InsertionPoint(before), before.location:
-                role = a.threads.role if a.threads.role == b.threads.role else None
-                reason = f"{'WAR' if not a.is_write else 'WAW' if b.is_write else 'RAW'}: " \
-                         f"{describe(a.op)} -> {describe(b.op)}"
                 if role is None:
                     mark(nvasync.SyncThreadsOp(), reason)
                 else:
-                    mark(nvasync.NamedBarrierOp(id=1 + role[0] // 4, threads=32 * role[1]), reason)
+                    mark(nvasync.NamedBarrierOp(id=self.barrier_id(role, b.op), threads=32 * role[1]), reason)
+
+    def barrier_id(self, role, where) -> int:
+        """The id of a named barrier over the warps `role`: the one the kernel's barriers over
+        exactly these warps use, else the lowest no other barrier uses (0 is bar.sync 0)."""
+        used: dict[int, set] = {}
+
+        def visit(op):
+            if op.name == "nvasync.named_barrier":
+                used.setdefault(op.attributes["id"].value, set()).add(threads_of(op).role)
+            return ir.WalkResult.ADVANCE
+
+        self.func.walk(visit)
+        same = [i for i, roles in used.items() if roles == {role}]
+        free = [i for i in range(1, 16) if i not in used]
+        if not same and not free:
+            raise PlacementError(where, "no named barrier id left (1-15 are all used by other warp sets)")
+        return (same or free)[0]
 
     # --- mbarrier initialisation -------------------------------------------------------------------
     def place_mbarrier_init_fences(self):
@@ -295,7 +329,8 @@ class _Inserter:
             if not covered:
                 continue
             path = find_path(covered[-1].op, release)
-            if any(p.op.name == "nvasync.bulk_wait" and not ir.BoolAttr(p.op.attributes["read"]).value
+            if any(p.op.name == "nvasync.bulk_wait" and p.issuer == covered[-1].threads.issuer
+                   and not ir.BoolAttr(p.op.attributes["read"]).value
                    and ir.IntegerAttr(p.op.attributes["pending"]).value == 0 for p in path.ops):
                 continue
             with ir.InsertionPoint(release), release.location:
@@ -325,7 +360,8 @@ class _Inserter:
         commit_at = next((i for i, p in enumerate(ops) if p.op.name == "nvasync.bulk_commit"
                           and p.issuer == issuer), None)
         if writer.proxy == "generic":
-            releases = [i for i, p in enumerate(ops) if p.op.name in BARRIERS and not p.issuer]
+            releases = [i for i, p in enumerate(ops) if p.op.name in BARRIERS
+                        and barrier_orders(p.op, store.threads, writer.threads)]
             if not releases or commit_at is None:
                 return          # no barrier releases the writers: place_barriers reports via verify
             release = releases[-1]
@@ -401,6 +437,14 @@ def _siblings(op):
 
 class IssuerNotDominating(Exception):
     pass
+
+
+class PlacementError(Exception):
+    """A sync the rules require has no legal place; reported at `op`."""
+
+    def __init__(self, op, message):
+        super().__init__(message)
+        self.op = op
 
 
 def issuer_condition(store, before):

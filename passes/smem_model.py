@@ -7,9 +7,20 @@ each decides on its own what the facts require.
   two accesses conflict when the ranges overlap), read or write, proxy (generic for
   memref/vector loads and stores, async for TMA and wgmma per `nvasync.Semantics`), the threads
   that execute it and, for generic accesses, a structural key of its thread->element mapping.
-* `threads_of(op)`: "all", a warp role (first warp, count), or the role's "issuer" (one elected
-  lane, the `elect_one` guard): derived from the enclosing warp_role and divergent scf.if guards.
-* `is_divergent(value)`: depends on the thread index, `elect_one` or loaded data.
+* `is_divergent(value)`: may differ between the threads of a CTA.  Uniform are constants, kernel
+  arguments, block/grid ids and sizes, what pure ops compute from uniform values, and IVs and
+  carried values of loops with uniform bounds; the thread index, `elect_one`, loaded data and
+  unknown ops are divergent.  A condition is block-uniform when it is not divergent.
+* `threads_of(op)`: the threads that run an op -- every thread, a contiguous range of whole warps
+  (first warp, count), the "issuer" (one elected lane, the `elect_one` guard) or some other
+  subset: derived from the enclosing warp_roles, the divergent scf.if branches and loops with
+  divergent trip counts.  A thread-index condition counts as whole warps when, evaluated for
+  every thread of `gpu.known_block_size`, it holds for all lanes of a contiguous range of warps
+  and for no other lane (`warps_taking`): `tid < 128`, `tid / 32 >= 4`, the lowered warp_role
+  test.  Warp roles are warp ranges by construction, so both kinds are the same fact.
+* `barrier_problem(op)`: a barrier synchronizes exactly the threads that reach it, so
+  `sync_threads` (bar.sync 0) must be reached by every thread and `named_barrier` by whole
+  warps, counted exactly; `barrier_orders(op, a, b)`: a legal barrier whose threads include both.
 * `linear(value)`: `iv * coeff + const` for index arithmetic on an scf.for induction variable,
   so guards like `r * S + s < n` can be compared across stages and iterations.
 """
@@ -28,7 +39,11 @@ GENERIC_ACCESS = {
     "memref.load": (False, 0, 1), "memref.store": (True, 1, 2),
     "vector.load": (False, 0, 1), "vector.store": (True, 1, 2),
 }   # name -> (is_write, buffer operand index, first index operand)
-THREAD_SOURCES = {"gpu.thread_id", "gpu.lane_id", "nvasync.elect_one", "memref.load", "vector.load"}
+UNIFORM_SOURCES = {"gpu.block_id", "gpu.block_dim", "gpu.grid_dim", "gpu.cluster_id", "gpu.cluster_dim",
+                   "gpu.cluster_block_id", "gpu.cluster_dim_blocks", "gpu.num_subgroups", "gpu.subgroup_size",
+                   "nvasync.smem_buffer"}          # the same in every thread of a CTA
+PURE_DIALECTS = ("arith", "index", "math", "affine", "vector")   # results from operands (no memref operand)
+PURE_OPS = {"memref.dim", "memref.rank"}
 UNBOUNDED = 1 << 62
 
 
@@ -41,6 +56,16 @@ class Threads:
     def describe(self) -> str:
         who = "all threads" if self.role is None else f"warps [{self.role[0]}, {sum(self.role)})"
         return f"the issuing thread of {who}" if self.issuer else (f"a subset of {who}" if self.subset else who)
+
+    def within(self, role) -> bool:
+        """Every thread of this set lies in the warps `role` ((first, count); None: the CTA)."""
+        if role is None:
+            return True
+        return self.role is not None and role[0] <= self.role[0] and sum(self.role) <= sum(role)
+
+    def covers(self, other: "Threads") -> bool:
+        """Every thread of `other` is in this set."""
+        return self == other or (self.issuer is None and not self.subset and other.within(self.role))
 
 
 @dataclass(frozen=True)
@@ -102,23 +127,103 @@ def parent_ops(op):
     return chain
 
 
-_divergent: dict[int, bool] = {}    # op hash -> result divergence; cleared by `reset_memo`
+_divergent: dict = {}      # value key -> divergence; cleared by `reset_memo`
+_order: list = []          # the keys of _divergent, in the order they were concluded
+_assumed: dict = {}        # keys being evaluated, assumed uniform -> whether that was relied on
+_warps: dict = {}          # (cond key, taken) -> warp range taking the branch, or None
+_threads: dict = {}        # op hash -> Threads
 
 
 def reset_memo() -> None:
     """Forget memoized facts (op hashes are pointers: call at the start of every pass run)."""
     _divergent.clear()
+    _order.clear()
+    _assumed.clear()
+    _warps.clear()
+    _threads.clear()
+
+
+def _value_key(value):
+    if isinstance(value, ir.BlockArgument):
+        return ("arg", block_key(value.owner), value.arg_number)
+    return (hash(op_key(value.owner)), value.result_number)
 
 
 def is_divergent(value) -> bool:
+    """May `value` differ between the threads of a CTA?  Uniform: constants, kernel arguments,
+    block/grid/cluster ids and sizes, and what pure arith/index/math/affine/vector ops compute
+    from uniform values; loop IVs and carried values of loops whose bounds (and, for carried
+    values, inits and yields) are uniform; results of scf ops whose conditions and yields are.
+    Everything else -- thread/lane ids, `elect_one`, loaded data, per-thread wgmma fragments,
+    ops this list does not know -- is divergent."""
+    key = _value_key(value)
+    if key in _assumed:
+        _assumed[key] = True
+        return False
+    if key in _divergent:
+        return _divergent[key]
+    # Loop-carried values reach themselves: assume uniform while evaluating, and if that turns
+    # out wrong forget whatever was concluded under the assumption (an optimistic fixpoint).
+    mark = len(_order)
+    _assumed[key] = False
+    result = _compute_divergent(value)
+    if _assumed.pop(key) and result:
+        for k in _order[mark:]:
+            del _divergent[k]
+        del _order[mark:]
+    _divergent[key] = result
+    _order.append(key)
+    return result
+
+
+def _compute_divergent(value) -> bool:
     if isinstance(value, ir.BlockArgument):
-        return False                   # kernel args and loop IVs are uniform
+        owner = op_key(value.owner.owner)
+        if owner.name == "gpu.func":
+            return False                               # kernel arguments
+        if owner.name == "scf.for":
+            if value.arg_number == 0:
+                return any(is_divergent(v) for v in control_operands(owner))
+            return _carried_divergent(owner, value.arg_number - 1)
+        return True
     owner = op_key(value.owner)
-    key = hash(owner)
-    if key not in _divergent:
-        _divergent[key] = False        # (SSA is acyclic outside block arguments)
-        _divergent[key] = owner.name in THREAD_SOURCES or any(is_divergent(v) for v in owner.operands)
-    return _divergent[key]
+    name = owner.name
+    if name in UNIFORM_SOURCES:
+        return False
+    if len(owner.regions):
+        return _carried_divergent(owner, value.result_number)
+    reads_memory = any(isinstance(v.type, ir.MemRefType) for v in owner.operands)
+    pure = name in PURE_OPS or (name.partition(".")[0] in PURE_DIALECTS and not reads_memory)
+    return not pure or any(is_divergent(v) for v in owner.operands)
+
+
+def _carried_divergent(op, k) -> bool:
+    """Result k of a region op (and, for scf.for, iter_arg k): divergent when the op's control
+    operands, its init k (scf.for) or any value its regions yield as result k are."""
+    if op.name not in ("scf.if", "scf.for", "scf.execute_region", "scf.index_switch"):
+        return True
+    if any(is_divergent(v) for v in control_operands(op)):
+        return True
+    if op.name == "scf.for" and is_divergent(op.operands[3 + k]):
+        return True
+    for region in op.regions:
+        for block in region.blocks:
+            terminator = list(block.operations)[-1]
+            if k < len(terminator.operands) and is_divergent(terminator.operands[k]):
+                return True
+    return False
+
+
+def control_operands(op) -> list:
+    """The operands deciding whether (and how often) `op`'s regions run."""
+    if op.name == "scf.if":
+        return [op.operands[0]]
+    if op.name == "scf.for":
+        return list(op.operands)[:3]
+    if op.name == "scf.while":
+        condition = list(op.regions[0].blocks[0].operations)[-1]
+        return [*op.operands, condition.operands[0]]
+    return list(op.operands)
 
 
 def elect_op(value):
@@ -134,18 +239,231 @@ def elect_op(value):
     return None
 
 
+def enclosing_func(op):
+    current = op_key(op)
+    while current.name != "gpu.func":
+        current = op_key(current.parent)
+    return current
+
+
+def block_dims(func) -> tuple[int, int, int] | None:
+    """The kernel's block size when it declares one (`gpu.known_block_size`)."""
+    if "gpu.known_block_size" not in func.attributes:
+        return None
+    return tuple(ir.DenseI32ArrayAttr(func.attributes["gpu.known_block_size"]))
+
+
+def warp_count(func) -> int | None:
+    dims = block_dims(func)
+    return None if dims is None else -(-dims[0] * dims[1] * dims[2] // 32)
+
+
 def threads_of(op) -> Threads:
-    role, issuer, subset = None, None, False
+    """The threads that run `op`: the warps of its enclosing warp_roles and of the divergent
+    scf.if branches it sits in whose condition selects whole warps (a contiguous range), the
+    issuer of an elect_one guard, or some other subset."""
+    key = hash(op_key(op))
+    if key not in _threads:
+        _threads[key] = _threads_of(op)
+    return _threads[key]
+
+
+def _threads_of(op) -> Threads:
+    func = enclosing_func(op)
+    total = warp_count(func)
+    first, end = 0, total                  # the warps reaching op: [first, end); end None: unknown
+    issuer, subset = None, False
+    child = op_key(op)
     for parent in parent_ops(op):
-        if parent.name == "nvasync.warp_role" and role is None:
-            role = (parent.attributes["first_warp"].value, parent.attributes["num_warps"].value)
+        warps = None
+        if parent.name == "nvasync.warp_role":
+            start = parent.attributes["first_warp"].value
+            warps = (start, parent.attributes["num_warps"].value)
         elif parent.name == "scf.if" and is_divergent(parent.operands[0]):
-            elected = elect_op(parent.operands[0])
+            cond = parent.operands[0]
+            taken = child.block.region == parent.regions[0]
+            elected = elect_op(cond) if taken else None
             if elected is not None:
                 issuer = hash(elected)
             else:
-                subset = True
+                warps = warps_taking(cond, taken)
+                subset |= warps is None
+        elif parent.name != "scf.if" and any(is_divergent(v) for v in control_operands(parent)):
+            subset = True                  # e.g. a loop whose trip count differs between threads
+        if warps is not None:
+            first = max(first, warps[0])
+            end = sum(warps) if end is None else min(end, sum(warps))
+        child = parent
+    if end is not None and first >= end:
+        subset, end = True, first          # no thread gets here
+    role = None if first == 0 and end == total else (first, end - first)
     return Threads(role, issuer, subset and issuer is None)
+
+
+# --- which threads take a branch -----------------------------------------------------------------
+
+def warps_taking(cond, taken: bool = True) -> tuple[int, int] | None:
+    """(first warp, count) when the threads for which `cond` is `taken` are exactly a contiguous
+    range of whole warps, decided by the thread index alone: the condition is evaluated for every
+    thread of the declared block size (`gpu.known_block_size`).  None when the block size is
+    unknown, the condition depends on anything else (an `andi` with a uniform value included:
+    nest the branches instead), or the set is anything else."""
+    key = (_value_key(cond), taken)
+    if key not in _warps:
+        _warps[key] = _warps_taking(cond, taken)
+    return _warps[key]
+
+
+def _warps_taking(cond, taken):
+    if isinstance(cond, ir.BlockArgument):
+        return None
+    dims = block_dims(enclosing_func(cond.owner))
+    if dims is None or (dims[0] * dims[1] * dims[2]) % 32:
+        return None
+    values = _per_thread(cond, dims, {})
+    if values is None:
+        return None
+    warps = []
+    for w in range(len(values) // 32):
+        lanes = {bool(v) == taken for v in values[32 * w:32 * w + 32]}
+        if len(lanes) > 1:
+            return None                    # a warp split by the condition
+        if True in lanes:
+            warps.append(w)
+    if not warps or warps != list(range(warps[0], warps[-1] + 1)):
+        return None
+    return warps[0], len(warps)
+
+
+def _width(ty) -> int:
+    return 64 if isinstance(ty, ir.IndexType) else ir.IntegerType(ty).width
+
+
+def _signed(v, w):
+    return v - (1 << w) if v >> (w - 1) & 1 else v
+
+
+def _truncdiv(a, b):
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+_BINARY = {
+    "arith.addi": lambda a, b, w: a + b, "arith.subi": lambda a, b, w: a - b,
+    "arith.muli": lambda a, b, w: a * b, "arith.andi": lambda a, b, w: a & b,
+    "arith.ori": lambda a, b, w: a | b, "arith.xori": lambda a, b, w: a ^ b,
+    "arith.divui": lambda a, b, w: a // b, "arith.remui": lambda a, b, w: a % b,
+    "arith.ceildivui": lambda a, b, w: -(-a // b),
+    "arith.divsi": lambda a, b, w: _truncdiv(_signed(a, w), _signed(b, w)),
+    "arith.remsi": lambda a, b, w: _signed(a, w) - _signed(b, w) * _truncdiv(_signed(a, w), _signed(b, w)),
+    "arith.floordivsi": lambda a, b, w: _signed(a, w) // _signed(b, w),
+    "arith.ceildivsi": lambda a, b, w: -(-_signed(a, w) // _signed(b, w)),
+    "arith.shli": lambda a, b, w: a << b if b < w else 0, "arith.shrui": lambda a, b, w: a >> b,
+    "arith.shrsi": lambda a, b, w: _signed(a, w) >> b,
+    "arith.minui": lambda a, b, w: min(a, b), "arith.maxui": lambda a, b, w: max(a, b),
+    "arith.minsi": lambda a, b, w: min(_signed(a, w), _signed(b, w)),
+    "arith.maxsi": lambda a, b, w: max(_signed(a, w), _signed(b, w)),
+}
+_COMPARE = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 6: lambda a, b: a < b, 7: lambda a, b: a <= b,
+            8: lambda a, b: a > b, 9: lambda a, b: a >= b}          # unsigned; 2-5: the signed forms
+_CASTS = {"arith.index_cast": True, "arith.extsi": True, "arith.index_castui": False,
+          "arith.extui": False, "arith.trunci": False}              # name -> sign-extends
+
+
+def _per_thread(value, dims, memo):
+    """`value` in every thread of the block (linear thread order, unsigned in its bit width), or
+    None when it depends on anything but the thread index and constants."""
+    if isinstance(value, ir.BlockArgument):
+        return None
+    key = _value_key(value)
+    if key not in memo:
+        memo[key] = _evaluate(op_key(value.owner), value, dims, memo)
+    return memo[key]
+
+
+def _evaluate(owner, value, dims, memo):
+    count = dims[0] * dims[1] * dims[2]
+    name = owner.name
+    try:
+        w = _width(value.type)
+    except ValueError:
+        return None
+    mask = (1 << w) - 1
+    if name == "arith.constant":
+        try:
+            return [ir.IntegerAttr(owner.attributes["value"]).value & mask] * count
+        except ValueError:
+            return None
+    if name in ("gpu.thread_id", "gpu.block_dim"):
+        axis = "xyz".index(str(owner.attributes["dimension"])[-2])
+        if name == "gpu.block_dim":
+            return [dims[axis]] * count
+        stride = 1 if axis == 0 else dims[0] if axis == 1 else dims[0] * dims[1]
+        return [t // stride % dims[axis] for t in range(count)]
+    if name == "gpu.lane_id":
+        return [t % 32 for t in range(count)]
+    operands = [_per_thread(v, dims, memo) for v in owner.operands]
+    if any(o is None for o in operands):
+        return None
+    if name in _BINARY:
+        a, b = operands
+        if name in ("arith.divui", "arith.remui", "arith.ceildivui", "arith.divsi", "arith.remsi",
+                    "arith.floordivsi", "arith.ceildivsi") and 0 in b:
+            return None
+        return [_BINARY[name](x, y, w) & mask for x, y in zip(a, b)]
+    if name == "arith.cmpi":
+        pred = ir.IntegerAttr(owner.attributes["predicate"]).value
+        a, b = operands
+        ow = _width(owner.operands[0].type)
+        if 2 <= pred <= 5:
+            a, b, pred = [_signed(x, ow) for x in a], [_signed(x, ow) for x in b], pred + 4
+        return [int(_COMPARE[pred](x, y)) for x, y in zip(a, b)]
+    if name == "arith.select":
+        c, a, b = operands
+        return [x if k else y for k, x, y in zip(c, a, b)]
+    if name in _CASTS:
+        iw = _width(owner.operands[0].type)
+        src = operands[0]
+        return [(_signed(x, iw) if _CASTS[name] else x) & mask for x in src]
+    return None
+
+
+# --- barriers -------------------------------------------------------------------------------------
+
+def barrier_problem(op) -> str | None:
+    """Why the barrier `op` does not name exactly the threads that reach it (None: it does).
+    `bar.sync 0` waits for every thread of the CTA; `bar.sync id, n` for n threads, counted per
+    warp: a barrier reached by fewer threads hangs, one reached by more releases early."""
+    who = threads_of(op)
+    if op_key(op).name == "nvasync.sync_threads":
+        if who == Threads(None):
+            return None
+        return (f"'nvasync.sync_threads' (bar.sync 0) waits for every thread of the CTA, but only "
+                f"{who.describe()} reach it (a condition or warp role that is not block-uniform): a hang")
+    count = op_key(op).attributes["threads"].value
+    if who.issuer or who.subset:
+        return (f"named barrier {op_key(op).attributes['id'].value} is reached by {who.describe()}, "
+                "which is not a set of whole warps: its thread count cannot name them")
+    warps = who.role[1] if who.role else warp_count(enclosing_func(op))
+    if warps is None:
+        return (f"named barrier {op_key(op).attributes['id'].value} is reached by every thread of a "
+                "CTA whose size is unknown (no gpu.known_block_size): its thread count cannot be checked")
+    if 32 * warps != count:
+        return (f"named barrier {op_key(op).attributes['id'].value} counts {count} threads but "
+                f"{32 * warps} reach it ({who.describe()})")
+    return None
+
+
+def barrier_orders(op, a: Threads, b: Threads) -> bool:
+    """Does barrier `op`, where it stands, order the threads of `a` before those of `b`?  It must
+    name exactly the threads reaching it, and those must include both sets."""
+    who = threads_of(op)
+    return barrier_problem(op) is None and who.covers(a) and who.covers(b)
+
+
+# Fences that order generic writes to the CTA's shared memory before the async proxy: the
+# cluster's shared memory includes the CTA's, and the bare form covers every state space.
+FENCE_SPACES_COVERING_CTA_SMEM = ("shared::cta", "shared::cluster", "all")
 
 
 def named_attributes(op):

@@ -7,9 +7,13 @@ implied by one guarding A or B (stage guards `r * S + s < n` of an unrolled pipe
 stage running implies the earlier ones ran).  Ops under an `elect_one` guard run on the issuing
 thread only; `PathOp.issuer` says so.
 
-`insertion_point(path)` is where a CTA-wide (or role-wide) sync for the hazard goes: on the path,
-in the deepest block above B that every thread of the hazard reaches (uniform guards only) and
-not inside a loop that does not also hold A -- the outermost loop level covering the hazard.
+Ops inside a divergent scf.if surely run for A's and B's threads when the condition depends on
+the thread index alone and selects whole warps that include theirs (`warps_taking`).
+
+`insertion_point(path, accept)` is where a sync for the hazard goes: on the path, in the deepest
+block above B whose threads the caller accepts (for a barrier: whole warps including A's and
+B's, so the barrier can name them) and not inside a loop that does not also hold A -- the
+outermost loop level covering the hazard.
 """
 from __future__ import annotations
 
@@ -17,11 +21,12 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .smem_model import elect_op, is_divergent, linear, loop_step, op_key, reset_memo, structural_key, threads_of
+from .smem_model import (elect_op, is_divergent, linear, loop_step, op_key, reset_memo, structural_key,
+                         threads_of, warps_taking)
 
 
-# Memoized per pass step: the chain of enclosing blocks and the thread set of an op (paths are
-# asked for many access pairs).  Keys are op hashes; `invalidate` clears the memo whenever the IR
+# Memoized per pass step: the chain of enclosing blocks of an op (paths are asked for many access
+# pairs).  Keys are op hashes; `invalidate` clears the memo (and smem_model's) whenever the IR
 # changes and at the start of every pass run.
 _cache: dict = {}
 
@@ -43,13 +48,6 @@ def _block_of(op):
             if any(o == op for o in block.operations):
                 return block
     raise ValueError(f"{op.name} not found in its parent")
-
-
-def _threads(op):
-    key = ("threads", hash(op))
-    if key not in _cache:
-        _cache[key] = threads_of(op)
-    return _cache[key]
 
 
 def chain(op):
@@ -88,14 +86,14 @@ def find_path(a, b) -> Path | None:
     order = _block_ops(lca)
     top_a, top_b = chain_a[k_a][1], chain_b[k_b][1]
     pos_a, pos_b = order.index(top_a), order.index(top_b)
-    guards_a, guards_b = _guards(chain_a), _guards(chain_b)
+    ends = _Ends(_guards(chain_a), _guards(chain_b), (threads_of(a), threads_of(b)))
     ops: list[PathOp] = []
     if pos_a < pos_b:
         for blk, inner in chain_a[:k_a]:
-            ops += _tail(blk, inner, False, guards_a, guards_b, 0)
-        ops += _span(order[pos_a + 1:pos_b], False, guards_a, guards_b, 0)
+            ops += _tail(blk, inner, False, ends, 0)
+        ops += _span(order[pos_a + 1:pos_b], False, ends, 0)
         for blk, inner in reversed(chain_b[:k_b]):
-            ops += _head(blk, inner, False, guards_a, guards_b, 0)
+            ops += _head(blk, inner, False, ends, 0)
         return Path(ops, list(reversed(chain_b[:k_b + 1])))
     # Loop-carried: climb to the innermost scf.for body holding both.
     k = k_a
@@ -106,36 +104,49 @@ def find_path(a, b) -> Path | None:
     loop_block = chain_a[k][0]
     kb = blocks_b.index(loop_block)
     for blk, inner in chain_a[:k]:
-        ops += _tail(blk, inner, False, guards_a, guards_b, 1)
-    ops += _tail(loop_block, chain_a[k][1], False, guards_a, guards_b, 1)
-    ops += _head(loop_block, chain_b[kb][1], True, guards_a, guards_b, 1)
+        ops += _tail(blk, inner, False, ends, 1)
+    ops += _tail(loop_block, chain_a[k][1], False, ends, 1)
+    ops += _head(loop_block, chain_b[kb][1], True, ends, 1)
     for blk, inner in reversed(chain_b[:kb]):
-        ops += _head(blk, inner, True, guards_a, guards_b, 1)
+        ops += _head(blk, inner, True, ends, 1)
     return Path(ops, list(reversed(chain_b[:kb + 1])))
 
 
-def _tail(block, inner, after_backedge, ga, gb, db):
+@dataclass
+class _Ends:
+    guards_a: list        # uniform conditions holding whenever A runs
+    guards_b: list        # ... whenever B runs
+    threads: tuple        # the Threads running A and B
+
+
+def _tail(block, inner, after_backedge, ends, db):
     ops = _block_ops(block)
-    return _span(ops[ops.index(inner) + 1:], after_backedge, ga, gb, db)
+    return _span(ops[ops.index(inner) + 1:], after_backedge, ends, db)
 
 
-def _head(block, inner, after_backedge, ga, gb, db):
+def _head(block, inner, after_backedge, ends, db):
     ops = _block_ops(block)
-    return _span(ops[:ops.index(inner)], after_backedge, ga, gb, db)
+    return _span(ops[:ops.index(inner)], after_backedge, ends, db)
 
 
-def _span(ops, after_backedge, ga, gb, db):
-    """Ops that surely run among `ops` (and inside their implied-uniform or issuer scf.ifs)."""
+def _span(ops, after_backedge, ends, db):
+    """Ops that surely run among `ops`, and inside their scf.ifs that every thread of A and B
+    takes (implied uniform guards, thread conditions selecting warps that include theirs), plus
+    what the issuer runs under its elect_one guard."""
     out = []
     offset = 1 if after_backedge else 0
     for op in ops:
-        out.append(PathOp(op, _threads(op).issuer, after_backedge))
+        out.append(PathOp(op, threads_of(op).issuer, after_backedge))
         if op.name == "scf.if" and len(op.regions[0].blocks):
             cond = op.operands[0]
-            then_ops = _block_ops(op.regions[0].blocks[0])
-            if (elect_op(cond) is not None if is_divergent(cond) else
-                    _implied(cond, offset, ga, 0) or _implied(cond, offset, gb, db)):
-                out += _span(then_ops, after_backedge, ga, gb, db)
+            if is_divergent(cond):
+                warps = warps_taking(cond)
+                taken = elect_op(cond) is not None or warps is not None and all(
+                    t.within(warps) for t in ends.threads)
+            else:
+                taken = _implied(cond, offset, ends.guards_a, 0) or _implied(cond, offset, ends.guards_b, db)
+            if taken:
+                out += _span(_block_ops(op.regions[0].blocks[0]), after_backedge, ends, db)
     return out
 
 
@@ -182,17 +193,16 @@ def _ult_form(cond):
     return lin, structural_key(cond.owner.operands[1])
 
 
-def insertion_point(path: Path, uniform_for) -> tuple:
-    """(block, op) to insert before: deepest block on B's side entered through uniform guards
-    that `uniform_for` accepts (no loops that exclude A, no divergent branches)."""
+def insertion_point(path: Path, accept) -> tuple | None:
+    """(block, op) to insert before: the deepest block on B's side, entered through scf.ifs and
+    warp roles (never a loop that does not hold A), whose threads `accept` takes (it is given the
+    Threads reaching the block).  None when not even the innermost block holding both ends is
+    acceptable: every point between them lies there or deeper."""
+    if not accept(threads_of(path.b_side[0][1])):
+        return None
     point = path.b_side[0]
     for blk, inner in path.b_side[1:]:
-        owner = blk.owner.operation
-        if owner.name == "scf.if" and not is_divergent(owner.operands[0]):
-            point = (blk, inner)
-            continue
-        if owner.name == "nvasync.warp_role" and uniform_for(owner):
-            point = (blk, inner)
-            continue
-        break
+        if blk.owner.operation.name not in ("scf.if", "nvasync.warp_role") or not accept(threads_of(inner)):
+            break
+        point = (blk, inner)
     return point

@@ -10,7 +10,9 @@ enclosing loop iteration, a uniform scf.if) is also a guard of A or B, or is imp
 run on the issuing thread only.
 
 Rules checked (../shared/HOPPER.md): generic<->generic by other threads: a barrier over both;
-generic write -> async read: a `fence.proxy.async` (shared::cta) in the writers, then a barrier;
+generic write -> async read: a `fence.proxy.async` covering the CTA's shared memory (.shared::cta,
+.shared::cluster -- the cluster's shared memory includes the CTA's -- or the bare form) run by
+every writer, then a barrier;
 generic access -> TMA load overwrite: a barrier; TMA store/reduce -> later write: the issuer's
 commit, `wait_group.read N` covering it, then a barrier; TMA store/reduce -> semaphore release:
 `wait_group N` *without* .read covering it, on the releasing thread; mbarriers initialised before
@@ -18,6 +20,14 @@ use and every TMA load announced by an arrive.expect_tx; TMA load -> use: an mba
 the load's barrier and stage; mbarrier use by other threads -> inval: a barrier;
 mbarrier init -> use: `fence.mbarrier_init` and, for other
 threads, a barrier; TMA stores -> kernel exit: a covering `wait_group.read`.
+
+Barriers: a barrier counts only where it names exactly the threads that reach it (smem_model
+`barrier_problem`), and orders A before B only when those include A's and B's threads.  Each
+barrier that does not is an error of its own: a `sync_threads` (bar.sync 0) under a condition
+or warp role that is not block-uniform (a hang), a `named_barrier` reached by a set that is not
+whole warps or whose thread count differs from the threads reaching it, and one named barrier
+id used for two sets of warps.  Fences and mbarrier waits count only when run by every thread of
+the access they serve.
 
 Every violation is an error naming both operations; the pass fails (fuser-opt exits 1).
 Contract: any kernel IR in; unchanged out.
@@ -30,7 +40,8 @@ from mlir import ir
 
 from fuser_mlir.diagnostics import file_location
 
-from .smem_model import (Access, accesses, accumulator_readers, block_key, byte_range, is_divergent, linear, op_key, reset_memo,
+from .smem_model import (FENCE_SPACES_COVERING_CTA_SMEM, Access, accesses, accumulator_readers, barrier_orders,
+                         barrier_problem, block_key, byte_range, is_divergent, linear, op_key, reset_memo,
                          same_thread_mapping, structural_key, threads_of)
 
 BARRIER_OPS = ("nvasync.sync_threads", "nvasync.named_barrier")
@@ -53,9 +64,9 @@ def run(module_op, pass_) -> None:
         nonlocal failed
         if op.name == "gpu.func":
             for a, b, message in verify_function(op):
-                # One error per hazard naming both ends (a remark would trip an LLVM assertion in
-                # the bindings' error capture).
-                op_key(b).location.emit_error(f"unsynchronized hazard: {message}")
+                # One error per problem, at its second op, naming both (a remark would trip an
+                # LLVM assertion in the bindings' error capture).
+                op_key(b).location.emit_error(message)
                 failed = True
             return ir.WalkResult.SKIP
         return ir.WalkResult.ADVANCE
@@ -153,6 +164,8 @@ def _surely(e: Event, a: Event, b: Event) -> bool:
 # --- the rules ------------------------------------------------------------------------------------
 
 def verify_function(func):
+    """[(op, op, message)]: every hazard not synchronized, every barrier that does not name the
+    threads reaching it."""
     reset_memo()
     trace = build_trace(func)
     problems = []
@@ -177,8 +190,8 @@ def verify_function(func):
         key = (hash(op_key(a)), hash(op_key(b)), m.split(":")[0])
         if key not in seen:
             seen.add(key)
-            unique.append((a, b, m))
-    return unique
+            unique.append((a, b, f"unsynchronized hazard: {m}"))
+    return _check_barriers(func) + unique
 
 
 def _between(trace, i, j, pred):
@@ -191,12 +204,32 @@ def _name(op) -> str:
 
 
 def _barrier_covers(e: Event, a: Access, b: Access) -> bool:
-    if e.issuer or e.op.name not in BARRIER_OPS:
-        return False
-    if e.op.name == "nvasync.sync_threads":
-        return True
-    role = threads_of(e.op).role
-    return role is not None and a.threads.role == role and b.threads.role == role
+    return e.op.name in BARRIER_OPS and barrier_orders(e.op, a.threads, b.threads)
+
+
+def _check_barriers(func):
+    """Every barrier names exactly the threads that reach it (`barrier_problem`), and each named
+    barrier id stands for one set of warps in the kernel (two sets sharing an id would count
+    each other's arrivals)."""
+    problems, first_use = [], {}
+
+    def visit(op):
+        if op.name in BARRIER_OPS:
+            problem = barrier_problem(op)
+            if problem:
+                problems.append((op, op, f"barrier not reached by exactly the threads it names: {problem}"))
+            elif op.name == "nvasync.named_barrier":
+                bar_id, role = op.attributes["id"].value, threads_of(op).role
+                other = first_use.setdefault(bar_id, (op, role))
+                if other[1] != role:
+                    problems.append((other[0], op, f"named barrier id {bar_id} synchronizes "
+                                                   f"{threads_of(op).describe()} here but "
+                                                   f"{threads_of(other[0]).describe()} at {_name(other[0])}: "
+                                                   "one id must stand for one set of warps"))
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return problems
 
 
 def _check_pair(trace, i, j):
@@ -226,8 +259,8 @@ def _check_pair(trace, i, j):
     if A.proxy == "generic" and B.proxy == "async":
         if not B.is_write:           # generic write -> async read
             fences = _between(trace, i, j, lambda e: e.op.name == "nvasync.fence_proxy_async"
-                              and e.op.attributes["space"].value in ("shared::cta", "all")
-                              and (not e.issuer or A.threads.issuer))
+                              and e.op.attributes["space"].value in FENCE_SPACES_COVERING_CTA_SMEM
+                              and threads_of(e.op).covers(A.threads))
             if not fences:
                 return f"generic writes read by the async proxy without fence.proxy.async: {names}"
             k = trace.index(fences[0])
@@ -242,7 +275,7 @@ def _check_pair(trace, i, j):
             return None
         load = a.op.opview
         waits = _between(trace, i, j, lambda e: e.op.name == "nvasync.mbarrier_try_wait_parity"
-                         and _same_mbarrier(e.op.opview, load) and (not e.issuer or B.threads.issuer))
+                         and _same_mbarrier(e.op.opview, load) and threads_of(e.op).covers(B.threads))
         return None if waits else f"TMA load used without waiting on its mbarrier: {names}"
     if A.proxy == "async" and not A.is_write and B.is_write:
         if op_key(a.op).name == "nvasync.wgmma":
