@@ -12,17 +12,30 @@ Contract
        kernel argument is an error: the ABI passes tensor maps by value.
 Conventions: TMA coordinates are given in memref dimension order (outermost first); PTX wants the
 innermost first, so they are reversed here.  `mbarrier_try_wait_parity` becomes a retry loop.
+
+Deadlock guard (debug builds): when the module carries `fuser.deadlock_guard_ms = N` (N > 0; set
+by the pipeline from TargetOptions.deadlock_guard_ms, or written by hand), every mbarrier wait is
+bounded by time, not by a count of tries (a try may suspend for up to its 10 ms hint): the
+waiting thread reads %globaltimer (ns) before the first try_wait and after each failed one, and
+once more than N ms have passed it prints (gpu.printf, lowered to vprintf by convert-gpu-to-nvvm)
+the kernel's name, where the wait is, the mbarrier (its buffer's smem byte offset and the
+index/stage operand), the expected parity, its warp role (the enclosing nvasync.warp_role's warps,
+else "all"), its block and thread ids, and then traps (`trap;`): the launch fails with the
+diagnostic instead of hanging.  Without the attribute the wait stays the plain retry loop.
 """
 from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm, memref, nvvm, scf, vector
 
+from ..diagnostics import file_location
 from .smem_model import memref_bytes
 
 
 TENSORMAP_ARGS = "fuser.tensormap_args"
 DYNAMIC_SMEM_BYTES = "fuser.dynamic_smem_bytes"
+DEADLOCK_GUARD = "fuser.deadlock_guard_ms"     # module attribute: bound every mbarrier wait (ms)
+_TIMEOUT_MESSAGE = "fuser.timeout_message"     # a guarded wait's printf format, until it is lowered
 _WAIT_TICKS = 0x989680          # suspend-time hint for mbarrier.try_wait (as CUTLASS uses)
 _SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}   # wgmma descriptor bits 62-63
 
@@ -33,11 +46,19 @@ class LoweringError(Exception):
         self.location = op.location
 
 
+def set_deadlock_guard(module, milliseconds: int) -> None:
+    """Ask this pass for bounded mbarrier waits (TargetOptions.deadlock_guard_ms)."""
+    module.operation.attributes[DEADLOCK_GUARD] = ir.IntegerAttr.get(
+        ir.IntegerType.get_signless(64, module.context), milliseconds)
+
+
 def run(module_op, pass_) -> None:
     errors = []
+    attributes = module_op.attributes
+    guard_ms = ir.IntegerAttr(attributes[DEADLOCK_GUARD]).value if DEADLOCK_GUARD in attributes else 0
     for func in _gpu_funcs(module_op):
         try:
-            _lower_function(func)
+            _lower_function(func, guard_ms)
         except LoweringError as e:
             errors.append(e)
     _outside_kernels(module_op, errors)
@@ -72,7 +93,7 @@ def _gpu_funcs(module_op):
     return funcs
 
 
-def _lower_function(func) -> None:
+def _lower_function(func, guard_ms: int) -> None:
     ops = []
 
     def collect(op):   # post-order: a warp_role's body is lowered before the role itself
@@ -83,7 +104,10 @@ def _lower_function(func) -> None:
     func.walk(collect, ir.WalkOrder.POST_ORDER)
     if not ops:
         return
-    lowering = _FunctionLowering(func)
+    lowering = _FunctionLowering(func, guard_ms)
+    for op in ops:    # what a timeout names, read before the smem buffers are lowered
+        if guard_ms and op.name == "nvasync.mbarrier_try_wait_parity":
+            op.attributes[_TIMEOUT_MESSAGE] = ir.StringAttr.get(_timeout_message(func, op, guard_ms))
     for op in ops:
         with op.location, ir.InsertionPoint(op):
             replacement = lowering.lower(op)
@@ -93,9 +117,34 @@ def _lower_function(func) -> None:
     lowering.finish()
 
 
+def _timeout_message(func, op, guard_ms: int) -> str:
+    """The printf format of a guarded wait's timeout: what is known at compile time, with %d for
+    the stage, the parity, the block and the thread ids (printed at run time)."""
+    def literal(text):
+        return str(text).replace("%", "%%")
+
+    view = op.opview
+    owner = view.barriers.owner
+    buffer = (f"mbarriers at smem byte offset {owner.attributes['offset'].value}"
+              if getattr(owner, "name", None) == "nvasync.smem_buffer" else "mbarriers of a derived smem view")
+    role, parent = "all", op.operation.parent
+    while parent is not None and parent.name != "gpu.func":
+        if parent.name == "nvasync.warp_role":
+            first, count = parent.attributes["first_warp"].value, parent.attributes["num_warps"].value
+            role = f"warps [{first}, {first + count})"
+            break
+        parent = parent.parent
+    _, line, col = file_location(op.location)
+    where = f" at {line}:{col}" if line else ""
+    return (f"fuser_mlir deadlock guard: kernel {literal(func.attributes['sym_name'].value)}: "
+            f"mbarrier wait{literal(where)} timed out after {guard_ms} ms: {buffer}, index %d, "
+            f"expected parity %d, warp role {role}, block (%d, %d, %d), thread (%d, %d, %d)\n")
+
+
 class _FunctionLowering:
-    def __init__(self, func):
+    def __init__(self, func, guard_ms: int = 0):
         self.func = func
+        self.guard_ms = guard_ms
         self.entry = func.regions[0].blocks[0]
         self.args = list(self.entry.arguments)
         self.tensormap_args: set[int] = set()
@@ -195,8 +244,37 @@ class _FunctionLowering:
                                       self.i32(view.bytes))
 
     def _mbarrier_try_wait_parity(self, view):
-        nvvm.MBarrierTryWaitParityOp(self.smem_pointer(view.barriers, view.stage), view.parity,
-                                     self.i32(_WAIT_TICKS))
+        pointer = self.smem_pointer(view.barriers, view.stage)
+        if not self.guard_ms:
+            nvvm.MBarrierTryWaitParityOp(pointer, view.parity, self.i32(_WAIT_TICKS))
+            return
+        # while (!try_wait(parity)) { if (globaltimer - start > limit) { printf(...); trap; } }
+        i1, i64 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64)
+        start = nvvm.read_ptx_sreg_globaltimer(i64)
+        limit = arith.constant(i64, self.guard_ms * 1_000_000)
+        loop = scf.WhileOp([], [])
+        with ir.InsertionPoint(loop.before.blocks.append()):
+            done = nvvm.MBarrierTryWaitOp(i1, pointer, view.parity, ticks=self.i32(_WAIT_TICKS)).result
+            waiting = arith.xori(done, arith.constant(i1, 1))
+            retry = scf.IfOp(waiting)
+            with ir.InsertionPoint(retry.then_block):
+                elapsed = arith.subi(nvvm.read_ptx_sreg_globaltimer(i64), start)
+                timed_out = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ugt, elapsed, limit))
+                with ir.InsertionPoint(timed_out.then_block):
+                    self.report_timeout(view)
+                    scf.YieldOp([])
+                scf.YieldOp([])
+            scf.ConditionOp(waiting, [])
+        with ir.InsertionPoint(loop.after.blocks.append()):
+            scf.YieldOp([])
+
+    def report_timeout(self, view):
+        i32 = ir.IntegerType.get_signless(32)
+        ids = [arith.index_cast(i32, op(dim)) for op in (gpu.block_id, gpu.thread_id)
+               for dim in (gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z)]
+        message = ir.StringAttr(view.operation.attributes[_TIMEOUT_MESSAGE]).value
+        gpu.printf(message, arith.index_cast(i32, view.stage), view.parity, *ids)
+        llvm.intr_trap()
 
     def _mbarrier_inval(self, view):
         nvvm.MBarrierInvalOp(self.smem_pointer(view.barriers, view.stage))

@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chip", default="sm_90a")
     p.add_argument("--features", default="+ptx80")
     p.add_argument("--opt-level", type=int, default=3)
+    p.add_argument("--deadlock-guard-ms", type=int, default=None, metavar="N",
+                   help="debug build: an mbarrier wait longer than N ms prints a diagnostic and traps "
+                        "(0: off; default: $FUSER_MLIR_DEADLOCK_GUARD_MS, else off)")
     return p
 
 
@@ -153,7 +156,7 @@ def _options(args) -> Options:
     for name in args.passes:
         elements += pipeline_elements(name)
     return Options(elements, args.emit, args.mlir_print_ir_after_all, args.mlir_print_debuginfo,
-                   TargetOptions(args.chip, args.features, args.opt_level))
+                   TargetOptions(args.chip, args.features, args.opt_level, args.deadlock_guard_ms))
 
 
 def _read(path: str) -> bytes:

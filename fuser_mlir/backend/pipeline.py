@@ -140,6 +140,10 @@ def lower_to_llvm(module, target: TargetOptions = TargetOptions()) -> None:
     syncs); kernels already in gpu.modules (nvasync and upstream dialects) lower as they are."""
     if has_fusions(module):
         PassPipeline(SCHEDULE_PASSES).run(module)
+    if target.deadlock_guard_ms:
+        from ..passes.lower_nvasync import set_deadlock_guard
+
+        set_deadlock_guard(module, target.deadlock_guard_ms)
     PassPipeline(lower_to_llvm_elements(target)).run(module)
     _check_fully_lowered(module)
 
