@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, scf
+from mlir.dialects import arith, llvm, scf, vector
 
 from ..dialects import nvasync
 
@@ -36,19 +36,100 @@ def to_i32(v):
     return arith.index_cast(ir.IntegerType.get_signless(32), v)
 
 
-class if_then:
-    """`with if_then(cond):` builds the then-block of an scf.if with no results."""
+def i64(v: int):
+    return arith.constant(ir.IntegerType.get_signless(64), v)
 
-    def __init__(self, cond):
-        self.op = scf.IfOp(cond)
+
+def to_i64(v):
+    """A signed i32 widened to i64 (a product of two such values lowers to one mul.wide.s32)."""
+    return arith.extsi(ir.IntegerType.get_signless(64), v)
+
+
+class _Yielding:
+    """`with` builds into `block` and closes it with `scf.yield` (blocks of results-free scf ops)."""
+
+    def __init__(self, block):
+        self.block = block
 
     def __enter__(self):
-        self.ip = ir.InsertionPoint(self.op.then_block)
+        self.ip = ir.InsertionPoint(self.block)
         self.ip.__enter__()
 
     def __exit__(self, *exc):
         scf.YieldOp([])
         self.ip.__exit__(*exc)
+
+
+def if_then(cond) -> _Yielding:
+    """`with if_then(cond):` builds the then-block of an scf.if with no results."""
+    return _Yielding(scf.IfOp(cond).then_block)
+
+
+def if_then_else(cond) -> tuple[_Yielding, _Yielding]:
+    """`then, otherwise = if_then_else(cond)`; `with then:` ... `with otherwise:` ... build the two
+    blocks of an scf.if with no results."""
+    op = scf.IfOp(cond, has_else=True)
+    return _Yielding(op.then_block), _Yielding(op.else_block)
+
+
+class for_range:
+    """`with for_range(lb, ub) as i:` builds the body of `scf.for i = lb to ub step 1` (i32 or
+    index bounds, signed)."""
+
+    def __init__(self, lower, upper):
+        one = arith.constant(ir.Value(lower).type, 1)
+        self.body = _Yielding(scf.ForOp(lower, upper, one).body)
+
+    def __enter__(self):
+        self.body.__enter__()
+        return self.body.block.arguments[0]
+
+    def __exit__(self, *exc):
+        self.body.__exit__(*exc)
+
+
+def kernel_func(name: str, arg_types: list[str], threads: int, insertion_point):
+    """An empty kernel `gpu.func @name(arg_types)` of `threads` threads per CTA, inserted at
+    `insertion_point` (inside a gpu.module); its entry block holds only `gpu.return`."""
+    args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(arg_types))
+    holder = ir.Module.parse(
+        f"gpu.module @holder {{ gpu.func @{name}({args}) kernel attributes "
+        f"{{gpu.known_block_size = array<i32: {threads}, 1, 1>}} {{ gpu.return }} }}")
+    kernel = holder.body.operations[0].regions[0].blocks[0].operations[0]
+    kernel.operation.detach_from_parent()
+    insertion_point.insert(kernel.operation)
+    return kernel
+
+
+# --- global memory: `!llvm.ptr<1>` kernel arguments, element offsets, explicit alignment -------
+GLOBAL_PTR = "!llvm.ptr<1>"
+_DYNAMIC_INDEX = -2 ** 31         # llvm.getelementptr's marker for an index given as an operand
+
+
+def gep(base, offset, dtype: str):
+    """The address of element `offset` (i64) of a `dtype` array at global pointer `base`."""
+    return llvm.getelementptr(ir.Type.parse(GLOBAL_PTR), base, [offset], [_DYNAMIC_INDEX],
+                              memory_type(dtype), None)
+
+
+def load_global(address, ty, align: int):
+    """A scalar or vector load of type `ty` from global memory; `align` bytes are promised (a
+    16-byte aligned vector<8xbf16> becomes one ld.global.v4.b32)."""
+    return llvm.load(ty, address, alignment=align)
+
+
+def store_global(value, address, align: int) -> None:
+    llvm.store(value, address, alignment=align)
+
+
+def lanes(vec) -> list:
+    """The elements of a 1-D vector value, as scalars."""
+    return [vector.extract(vec, [], [i]) for i in range(ir.VectorType(vec.type).shape[0])]
+
+
+def pack(values):
+    """A 1-D vector of the scalar `values` (all of one type)."""
+    return vector.from_elements(ir.VectorType.get([len(values)], values[0].type), values)
 
 
 def elected_lane_of_warp0(tid):
