@@ -6,9 +6,21 @@
         fd.add_output(fd.ops.mul(fd.ops.relu(x), y))
     out, = fd.execute([tx, ty])
 
-`execute` keeps one prepared launch per input signature (shapes, dtypes, contiguity, device):
-a repeated call costs a dictionary lookup, the descriptors whose tensor moved, the output
-allocation and one driver launch.  Anything new goes through `compile` and its checks first.
+`execute` keeps one prepared launch per input signature (`signature_key`): a repeated call costs
+a dictionary lookup, the slots whose tensor moved, the output allocation and one driver launch.
+Anything new goes through `compile` and its checks first.
+
+Schedulers.  Dense, contiguous, 16-byte aligned inputs of the output's shape run the TMA
+pointwise scheduler ("pointwise"); broadcast, strided or misaligned inputs run the strided one
+("pointwise_strided": direct vector/scalar global loads, no TMA).  `schedule=` picks one and may
+override its decisions, e.g. to compare both on the same tensors:
+
+    fd.execute(inputs, schedule={"scheduler": "pointwise_strided"})
+    fd.execute(inputs, schedule={"scheduler": "pointwise_strided", "unroll": 2})
+    fd.compile(inputs, schedule={"scheduler": "pointwise", "stages": 2}).params
+
+The decisions a scheduler takes are its `encode(params)` fields (`fd.compile(...).params`); a
+scheduler that cannot take the inputs is an error naming why.
 """
 from __future__ import annotations
 
@@ -16,25 +28,37 @@ from .compiler import CompiledFusion, compile_fusion
 from .frontend.definition import Fusion
 
 
+def signature_key(inputs) -> tuple:
+    """What selects a prepared launch, per input: shape, dtype, device, strides when not
+    contiguous (True when contiguous) and whether the data pointer is 16-byte aligned -- the
+    facts the schedulers' access modes depend on."""
+    return tuple([(t.shape, t.dtype, t.get_device(), t.is_contiguous() or t.stride(), t.data_ptr() % 16 == 0)
+                  for t in inputs])
+
+
 class FusionDefinition(Fusion):
     def __init__(self):
         super().__init__()
         self._launchers = {}
 
-    def compile(self, inputs, options=None) -> CompiledFusion:
-        """Compile for these inputs' shapes and dtypes (CPU or meta tensors are fine)."""
-        return compile_fusion(self, inputs, options)
+    def compile(self, inputs, options=None, schedule: dict | None = None) -> CompiledFusion:
+        """Compile for these inputs' signature: shapes, dtypes, strides and data-pointer alignment
+        (CPU or meta tensors are fine; a meta tensor's alignment is its storage offset's).
+        `schedule`: {"scheduler": name, decision: value, ...} (module docstring)."""
+        return compile_fusion(self, inputs, options, schedule)
 
-    def execute(self, inputs, options=None, out=None):
+    def execute(self, inputs, options=None, out=None, schedule: dict | None = None):
         """Compile (cached) and run on torch CUDA tensors; returns the output tensors (written
-        into `out` when given)."""
+        into `out` when given; contiguous).  `schedule` as for `compile`."""
         try:
-            key = tuple([(t.shape, t.dtype, t.get_device(), t.is_contiguous()) for t in inputs])
-        except AttributeError:            # not tensors: the checks below say what is wrong
+            key = signature_key(inputs)
+            if schedule is not None:
+                key = (key, tuple(sorted(schedule.items())))
+        except (AttributeError, TypeError):   # not tensors: the checks below say what is wrong
             key = None
         launcher = self._launchers.get(key) if options is None else None
         if launcher is None:
-            compiled = compile_fusion(self, inputs, options)
+            compiled = compile_fusion(self, inputs, options, schedule)
             from .runtime.driver import require_hopper
 
             names = [repr(t) for t in self.inputs] + [f"output {t!r}" for t in self.outputs]

@@ -1,9 +1,12 @@
 """The compile driver: a recorded fusion + example inputs -> artifact -> prepared launches.
 
-    Fusion + input shapes --(scheduler registry, heuristic: plain Python)--> scheduler, params
+    Fusion + input signature --(scheduler registry, heuristic: plain Python)--> scheduler, params
     Fusion + params --(frontend.fusion_ir)--> fusion dialect text with `fusion.schedule`
         --(fuser-schedule, sync passes)--> kernel IR --(lowering)--> PTX --(ptxas)--> cubin
 
+An input's signature is its shape and dtype, its strides when it is not contiguous, and whether
+its data pointer is 16-byte aligned: the registry picks the TMA pointwise scheduler for dense,
+aligned inputs of the output's shape and the strided one otherwise (`schedule=` names one).
 The first two steps run everywhere (the GPU machine too, to find cached kernels and size
 launches); MLIR is imported only to build a missing artifact.  Artifacts are cached by
 (scheduler, canonical definition, params, target, compiler fingerprint).
@@ -19,7 +22,7 @@ from .frontend.dtypes import from_torch, torch_dtype
 from .frontend.fusion_ir import canonical, fusion_ir
 from .frontend.shapes import bind_shapes
 from .runtime import artifact as artifacts
-from .schedulers import FusionSig, TensorSig, pick
+from .schedulers import FusionSig, TensorSig, named, pick
 
 @dataclass
 class CompiledFusion:
@@ -27,9 +30,9 @@ class CompiledFusion:
     scheduler: object
     params: object
     artifact: artifacts.Artifact
-    launch: dict                          # the scheduler's launch recipe for these shapes
+    sig: FusionSig                        # what it was compiled for: shapes, dtypes, strides, alignment
+    launch: dict                          # the scheduler's launch recipe for this signature
     out_shapes: tuple[tuple[int, ...], ...]
-    expanded_inputs: tuple[int, ...]      # inputs broadcast to the output shape on the host
 
     @property
     def fusion_ir(self) -> str:
@@ -44,22 +47,25 @@ class CompiledFusion:
         return self.artifact.ptx
 
     def launcher(self, device: int):
-        """A Launcher for these shapes on `device` (checked to be a Hopper GPU by the caller)."""
+        """A Launcher for this signature on `device` (checked to be a Hopper GPU by the caller)."""
         from .runtime.launcher import Launcher
 
         fd = self.fusion
         return Launcher(self.artifact, device, self.launch,
                         [torch_dtype(t.dtype) for t in fd.inputs],
                         [(s, torch_dtype(t.dtype)) for s, t in zip(self.out_shapes, fd.outputs)],
-                        [repr(t) for t in fd.inputs], [f"output {t!r}" for t in fd.outputs],
-                        self.expanded_inputs)
+                        [repr(t) for t in fd.inputs], [f"output {t!r}" for t in fd.outputs])
 
     def run(self, inputs, out=None):
-        """Launch on torch CUDA tensors (checks every call; `fd.execute` caches the launcher)."""
+        """Launch on torch CUDA tensors of the signature it was compiled for (checked every call;
+        `fd.execute` caches the launcher)."""
         from .runtime.driver import require_hopper
 
         fd = self.fusion
-        check_inputs(fd, inputs)
+        sig = input_signature(fd, inputs)
+        if sig != self.sig:
+            raise FusionError(f"compiled for inputs {list(self.sig.inputs)}, got {list(sig.inputs)}: "
+                              "compile for these (fd.execute does)")
         names = [repr(t) for t in fd.inputs] + [f"output {t!r}" for t in fd.outputs]
         device = require_hopper(list(inputs) + list(out or []), names)
         return self.launcher(device)(inputs, out)
@@ -76,35 +82,68 @@ def check_inputs(fd: Fusion, inputs) -> list[tuple[tuple[int, ...], object]]:
             raise FusionError(f"input {t!r}: unsupported value {type(value).__name__} "
                               f"{getattr(value, 'dtype', '')}; expected a torch tensor of float32, "
                               "float16, bfloat16 or bool")
-        if getattr(value, "device", None) is not None and value.device.type != "meta" \
-                and value.numel() and not value.is_contiguous():
-            raise FusionError(f"input {t!r}: not contiguous (strides {value.stride()}); TMA needs a dense "
-                              "row-major tensor: pass tensor.contiguous()")
         specs.append((tuple(value.shape), dtype))
     return specs
 
 
-def signature(fd: Fusion, shapes: dict) -> FusionSig:
+def layout(value) -> tuple[tuple[int, ...] | None, bool]:
+    """(strides, 16-byte aligned) of a tensor: strides None when contiguous.  A meta tensor's
+    address is its storage offset (allocations are aligned); a zero-size tensor reads nothing,
+    so it counts as contiguous and aligned."""
+    if value.numel() == 0:
+        return None, True
+    strides = None if value.is_contiguous() else tuple(value.stride())
+    address = value.storage_offset() * value.element_size() if value.device.type == "meta" else value.data_ptr()
+    return strides, address % 16 == 0
+
+
+def signature(fd: Fusion, shapes: dict, layouts) -> FusionSig:
     ops = frozenset(n.op for n in fd.nodes if n.op != "input")
-    return FusionSig(ops, tuple(TensorSig(shapes[t.index], t.dtype) for t in fd.inputs),
+    return FusionSig(ops, tuple(TensorSig(shapes[t.index], t.dtype, *lay) for t, lay in zip(fd.inputs, layouts)),
                      tuple(TensorSig(shapes[t.index], t.dtype) for t in fd.outputs))
 
 
-def compile_fusion(fd: Fusion, inputs, options: TargetOptions | None = None) -> CompiledFusion:
+def input_signature(fd: Fusion, inputs) -> FusionSig:
+    """The signature schedulers decide from, checked against the definition."""
+    shapes = bind_shapes(fd, check_inputs(fd, inputs))
+    return signature(fd, shapes, [layout(v) for v in inputs])
+
+
+def choose(sig: FusionSig, schedule: dict | None):
+    """(scheduler, params): the registry's pick and its heuristic, or with `schedule` =
+    {"scheduler": name, decision: value, ...} the named scheduler, its heuristic's decisions
+    overridden by those given (its `encode` fields)."""
+    if schedule is None:
+        scheduler = pick(sig)
+        return scheduler, scheduler.heuristic(sig)
+    fields = dict(schedule)
+    name = fields.pop("scheduler", None)
+    if not isinstance(name, str):
+        raise FusionError(f"schedule {schedule} needs a 'scheduler' name, e.g. {{'scheduler': 'pointwise_strided'}}")
+    scheduler = named(name, sig)
+    params = scheduler.heuristic(sig)
+    if fields:
+        unknown = sorted(set(fields) - set(scheduler.encode(params)))
+        if unknown:
+            raise FusionError(f"scheduler '{name}' has no decision {', '.join(unknown)} "
+                              f"(it has {', '.join(scheduler.encode(params))})")
+        params = scheduler.decode(sig, {**scheduler.encode(params), **fields})
+    return scheduler, params
+
+
+def compile_fusion(fd: Fusion, inputs, options: TargetOptions | None = None,
+                   schedule: dict | None = None) -> CompiledFusion:
+    """Compile `fd` for the signature of `inputs` (see `choose` for `schedule`)."""
     target = options or TargetOptions()
     if not fd.outputs:
         raise FusionError("a fusion needs at least one output (fd.add_output)")
-    shapes = bind_shapes(fd, check_inputs(fd, inputs))
-    sig = signature(fd, shapes)
-    scheduler = pick(sig)
-    params = scheduler.heuristic(sig)
+    sig = input_signature(fd, inputs)
+    scheduler, params = choose(sig, schedule)
     key = artifacts.cache_key(scheduler.name, canonical(fd), scheduler.encode(params), vars(target))
     art = artifacts.get_or_build(key, lambda: _build(fd, scheduler, params, target, key),
                                  f"{scheduler.name} fusion {canonical(fd)[:80]}...")
-    out_shapes = tuple(shapes[t.index] for t in fd.outputs)
-    expanded = tuple(j for j, t in enumerate(fd.inputs) if shapes[t.index] != out_shapes[0])
-    return CompiledFusion(fd, scheduler, params, art, scheduler.launch(params, out_shapes[0]), out_shapes,
-                          expanded)
+    return CompiledFusion(fd, scheduler, params, art, sig, scheduler.launch(params, sig),
+                          tuple(o.shape for o in sig.outputs))
 
 
 def _build(fd: Fusion, scheduler, params, target: TargetOptions, key: str) -> artifacts.Artifact:

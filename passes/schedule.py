@@ -3,7 +3,8 @@
 Rule: every `func.func` marked `fusion.fusion` is replaced by a `gpu.func` kernel of the same
 name in the module's `gpu.module @kernels` (created when missing; the module becomes a
 `gpu.container_module`).  The func's `fusion.schedule` attribute, when present, names the
-scheduler and its decisions (`{scheduler = "pointwise", rank = 2, box_rows = 32, ...}`; the API
+scheduler and its decisions, integers and strings (`{scheduler = "pointwise", rank = 2,
+box_rows = 32, ...}`, `{scheduler = "pointwise_strided", in_modes = "vector,splat", ...}`; the API
 writes it from concrete shapes).  Otherwise the first registered scheduler that takes the fusion
 decides with its heuristic on the func's static shapes: a dynamic dim (`?`) is unknown at
 compile time and reaches the kernel as a scalar parameter.
@@ -13,12 +14,14 @@ fusion no scheduler takes, or a malformed schedule attribute, is an error at the
 """
 from __future__ import annotations
 
+import json
+
 from mlir import ir
 
 from ..diagnostics import FusionError
 from ..dialects.fusion import FUSION_ATTR, SCHEDULE_ATTR
 from ..frontend.dtypes import DataType
-from ..schedulers import FusionSig, TensorSig, by_name, pick
+from ..schedulers import FusionSig, TensorSig, named, pick
 
 KERNEL_MODULE = "kernels"
 
@@ -43,20 +46,17 @@ def schedule_of(func_op, sig: FusionSig):
         scheduler = pick(sig)
         return scheduler, scheduler.heuristic(sig)
     fields = {}
-    for named in ir.DictAttr(func_op.attributes[SCHEDULE_ATTR]):
-        attr = named.attr
-        fields[named.name] = (ir.StringAttr(attr).value if isinstance(attr, ir.StringAttr)
+    for entry in ir.DictAttr(func_op.attributes[SCHEDULE_ATTR]):
+        attr = entry.attr
+        fields[entry.name] = (ir.StringAttr(attr).value if isinstance(attr, ir.StringAttr)
                               else ir.IntegerAttr(attr).value)
-    scheduler = by_name(str(fields.pop("scheduler", "")))
-    reason = scheduler.can_schedule(sig)
-    if reason:
-        raise FusionError(f"scheduler '{scheduler.name}' cannot take this fusion: {reason}")
+    scheduler = named(str(fields.pop("scheduler", "")), sig)
     return scheduler, scheduler.decode(sig, fields)
 
 
 def schedule_attr(scheduler, params) -> str:
     """The `fusion.schedule` attribute text for these decisions."""
-    fields = ", ".join(f"{k} = {v}" for k, v in scheduler.encode(params).items())
+    fields = ", ".join(f"{k} = {json.dumps(v)}" for k, v in scheduler.encode(params).items())
     return f'{{scheduler = "{scheduler.name}", {fields}}}'
 
 

@@ -3,9 +3,11 @@
 Cold path (once per kernel and device), through cuda-python: load the cubin (or JIT the PTX),
 raise the dynamic shared-memory limit above 48 KiB, size the persistent grid by occupancy.
 Hot path (every launch), through ctypes straight into libcuda: `cuTensorMapEncodeTiled` and
-`cuLaunchKernel` with argument arrays built once per input signature.  cuda-python's wrappers
-convert every argument on each call (a launch cost ~5 us of host time on the H100); a ctypes call
-with fixed argtypes costs about a microsecond.  Every driver call is checked.
+`cuLaunchKernel` with argument arrays built once per input signature; a tensor parameter is a
+slot (a tensor map re-encoded when its address changes, or a global pointer) written in place.
+cuda-python's wrappers convert every argument on each call (a launch cost ~5 us of host time on
+the H100); a ctypes call with fixed argtypes costs about a microsecond.  Every driver call is
+checked.
 """
 from __future__ import annotations
 
@@ -146,6 +148,23 @@ def load(artifact, device: int) -> LoadedKernel:
                               f"({smem} B smem, {meta['block'][0]} threads)")
     _loaded[(artifact.key, device)] = LoadedKernel(int(func), sms * per_sm)
     return _loaded[(artifact.key, device)]
+
+
+class PointerSlot:
+    """One global-pointer parameter: 8 bytes rewritten with the tensor's address every call, after
+    checking the alignment the kernel's accesses were compiled for (vector loads and stores)."""
+
+    def __init__(self, name: str, align: int):
+        self.name = name
+        self.mask = align - 1
+        self.value = ctypes.c_uint64(0)
+        self.address = ctypes.addressof(self.value)
+
+    def encode(self, tensor_address: int) -> None:
+        if tensor_address & self.mask:
+            raise FusionError(f"{self.name}: data pointer {tensor_address:#x} is not {self.mask + 1}-byte aligned, "
+                              "which the kernel's vector accesses need")
+        self.value.value = tensor_address
 
 
 class TensorMapSlot:

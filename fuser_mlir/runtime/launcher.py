@@ -1,10 +1,11 @@
 """A kernel launch prepared for one input signature: the hot path of `fd.execute`.
 
-Everything that depends only on the signature (shapes, dtypes, device) is computed once: the
-grid, the scalar parameters, the output shapes, the C array of parameter pointers and one
-tensor-map slot per tensor parameter.  A call then reads each tensor's address, re-encodes the
-descriptors whose address changed, allocates the outputs and launches on torch's current stream
-(so it also records into a CUDA graph being captured).
+Everything that depends only on the signature (shapes, strides, dtypes, alignment, device) is
+computed once: the grid, the scalar parameters (sizes, strides), the output shapes, the C array of
+parameter pointers and one slot per tensor parameter (a TMA descriptor or a global pointer, as
+the artifact's meta "params" list says).  A call then writes each tensor's address into its slot
+(re-encoding a descriptor only when the address changed), allocates the outputs and launches on
+torch's current stream (so it also records into a CUDA graph being captured).
 """
 from __future__ import annotations
 
@@ -13,19 +14,19 @@ import ctypes
 from ..diagnostics import FusionError
 from . import driver
 
+_SCALAR_TYPES = {"i32": ctypes.c_int32}
+
 
 class Launcher:
-    def __init__(self, artifact, device: int, launch: dict, in_dtypes, out_specs, in_names, out_names,
-                 expanded_inputs):
-        """`launch`: the scheduler's {"view", "tiles"}; `out_specs`: (shape, torch dtype) per output;
-        `expanded_inputs`: indices of inputs broadcast to the output shape on the host."""
+    def __init__(self, artifact, device: int, launch: dict, in_dtypes, out_specs, in_names, out_names):
+        """`launch`: the scheduler's recipe for this signature ({"tiles", "scalars"} and, for
+        tensor maps, "view"); `out_specs`: (shape, torch dtype) per output."""
         import torch
 
         self.device = device
         self.torch_device = torch.device("cuda", device)
         self.out_specs = [(tuple(shape), dtype) for shape, dtype in out_specs]
         self.out_names = out_names
-        self.expanded = [(j, self.out_specs[0][0]) for j in expanded_inputs]
         self.tiles = launch["tiles"]
         meta = artifact.meta
         self.block = meta["block"]
@@ -35,16 +36,28 @@ class Launcher:
         kernel = driver.load(artifact, device)
         self.function = kernel.function
         self.grid = max(1, min(self.tiles, kernel.resident_ctas))
-        view = launch["view"]
-        if any(v >= 2 ** 31 for v in view):
-            raise FusionError(f"tensor extent {max(view)} exceeds the kernel's 32-bit index range")
-        tensor_params = [p for p in meta["params"] if p["kind"] == "tensormap"]
-        itemsizes = [torch.empty((), dtype=d).element_size() for d in in_dtypes] + \
-                    [torch.empty((), dtype=d).element_size() for _, d in self.out_specs]
-        self.slots = [driver.TensorMapSlot(p["dtype"], view, p["box"], name, size)
-                      for p, name, size in zip(tensor_params, in_names + out_names, itemsizes)]
-        self.scalars = [ctypes.c_int32(v) for v in view]
-        pointers = [s.address for s in self.slots] + [ctypes.addressof(v) for v in self.scalars]
+        names = list(in_names) + list(out_names)
+        itemsizes = [torch.empty((), dtype=d).element_size() for d in list(in_dtypes) + [d for _, d in self.out_specs]]
+        tensor_index = {f"input{j}": j for j in range(len(in_names))} | \
+                       {f"output{j}": len(in_names) + j for j in range(len(out_names))}
+        self.slots = [None] * len(names)
+        self.scalars = []
+        pointers = []
+        for p in meta["params"]:
+            if p["kind"] == "scalar":
+                value = launch["scalars"][p["value"]]
+                if not -2 ** 31 <= value < 2 ** 31:
+                    raise FusionError(f"kernel scalar {p['value']} = {value} exceeds the kernel's 32-bit index range")
+                self.scalars.append(_SCALAR_TYPES[p["type"]](value))
+                pointers.append(ctypes.addressof(self.scalars[-1]))
+                continue
+            j = tensor_index[p["tensor"]]
+            if p["kind"] == "tensormap":
+                slot = driver.TensorMapSlot(p["dtype"], launch["view"], p["box"], names[j], itemsizes[j])
+            else:
+                slot = driver.PointerSlot(names[j], p["align"])
+            self.slots[j] = slot
+            pointers.append(slot.address)
         self.params = (ctypes.c_void_p * len(pointers))(*pointers)
         self.params_address = ctypes.addressof(self.params)
         self.lib = driver.libcuda()
@@ -58,10 +71,6 @@ class Launcher:
             self._check_out(out)
         if self.tiles == 0:
             return list(outputs)
-        if self.expanded:
-            inputs = list(inputs)
-            for j, shape in self.expanded:
-                inputs[j] = inputs[j].expand(shape).contiguous()
         slots = self.slots
         for j, t in enumerate(inputs):
             slots[j].encode(t.data_ptr())

@@ -5,11 +5,16 @@ A scheduler is a module-level object with
   - `can_schedule(sig) -> str | None`: None when it takes the fusion, else why not;
   - `heuristic(sig) -> Params`: plain Python (the GPU machine runs it to size launches), from the
     fusion's signature with concrete shapes (the API) or static/dynamic ones (fuser-opt);
-  - `params_from_attr(sig, attr)` / `params_attr(params)`: the params as the `fusion.schedule`
-    attribute a fusion func carries into `fuser-schedule`;
-  - `build(func_op, params, insertion_point)`: the kernel (a `gpu.func`), MLIR only here;
-  - `launch(params, sig)`: the launch recipe the runtime follows (kernel params, block, smem).
-`pick` asks each registered scheduler in turn, as nvFuser's registry does.
+  - `encode(params) -> dict` / `decode(sig, fields) -> Params`: the decisions as the
+    `fusion.schedule` attribute's fields (ints and strings), which also key the artifact cache;
+  - `build(func_op, params, kernel_name, insertion_point)`: the kernel (a `gpu.func`), MLIR only here;
+  - `launch(params, sig) -> {"tiles", "scalars", ...}`: for a concrete signature, the number of
+    CTA tiles (0: nothing to launch) and the value of every scalar kernel parameter by name;
+  - `meta(params)`: the artifact's launch recipe: the kernel parameters in order (kinds
+    tensormap, pointer, scalar), block, grid rule, dynamic smem.
+`pick` asks each registered scheduler in turn, as nvFuser's registry does: the TMA pointwise
+scheduler first (dense, 16-byte aligned tensors of the output's shape), then the strided one
+(broadcasts, strides, any alignment).
 """
 from __future__ import annotations
 
@@ -21,8 +26,13 @@ from ..frontend.dtypes import DataType
 
 @dataclass(frozen=True)
 class TensorSig:
+    """One tensor as schedulers see it.  `strides` (elements, torch's `stride()`) is None for a
+    contiguous row-major tensor, which is every tensor fuser-opt sees; `aligned`: its data pointer
+    is 16-byte aligned (TMA's rule and the width of a vector load)."""
     shape: tuple[int, ...]      # -1: dynamic (unknown until launch)
     dtype: DataType
+    strides: tuple[int, ...] | None = None
+    aligned: bool = True
 
 
 @dataclass(frozen=True)
@@ -34,9 +44,9 @@ class FusionSig:
 
 
 def registry():
-    from . import pointwise
+    from . import pointwise, pointwise_strided
 
-    return (pointwise.SCHEDULER,)
+    return (pointwise.SCHEDULER, pointwise_strided.SCHEDULER)
 
 
 def by_name(name: str):
@@ -44,6 +54,15 @@ def by_name(name: str):
         if scheduler.name == name:
             return scheduler
     raise FusionError(f"no scheduler named '{name}' (have: {', '.join(s.name for s in registry())})")
+
+
+def named(name: str, sig: FusionSig):
+    """The scheduler called `name`, after checking that it takes `sig`."""
+    scheduler = by_name(name)
+    reason = scheduler.can_schedule(sig)
+    if reason:
+        raise FusionError(f"scheduler '{scheduler.name}' cannot take this fusion: {reason}")
+    return scheduler
 
 
 def pick(sig: FusionSig):

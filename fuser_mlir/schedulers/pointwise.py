@@ -115,12 +115,19 @@ class _Pointwise:
     name = "pointwise"
 
     def can_schedule(self, sig: FusionSig) -> str | None:
-        others = sig.ops - POINTWISE_OPS
-        if others:
-            return f"ops {', '.join(sorted(others))} are not pointwise"
-        shapes = {o.shape for o in sig.outputs}
-        if len(shapes) > 1:
-            return f"outputs differ in shape ({', '.join(map(str, sorted(shapes)))})"
+        """Pointwise fusions whose inputs TMA reads as boxes of the output's view: every input
+        has the output's shape (no broadcast), is contiguous and 16-byte aligned."""
+        reason = pointwise_reason(sig)
+        if reason:
+            return reason
+        out_shape = sig.outputs[0].shape
+        for j, t in enumerate(sig.inputs):
+            if not same_shape(t.shape, out_shape):
+                return f"input {j} of shape {list(t.shape)} is broadcast to {list(out_shape)}"
+            if t.strides is not None:
+                return f"input {j} is not contiguous (strides {list(t.strides)})"
+            if not t.aligned:
+                return f"input {j}'s data pointer is not 16-byte aligned"
         return None
 
     def heuristic(self, sig: FusionSig) -> PointwiseSchedule:
@@ -143,17 +150,20 @@ class _Pointwise:
 
         return build_kernel(func_op, params, kernel_name, insertion_point)
 
-    def launch(self, params: PointwiseSchedule, out_shape) -> dict:
-        """Kernel scalars and tile count for a concrete output shape."""
+    def launch(self, params: PointwiseSchedule, sig: FusionSig) -> dict:
+        """Tile count, the tensors' view (tensor maps) and the kernel scalars for a concrete signature."""
+        out_shape = sig.outputs[0].shape
         n = math.prod(out_shape)
         if params.rank == 2:
             cols = out_shape[-1]
             view = (n // cols, cols)
             tiles = math.ceil(view[0] / params.box_rows) * math.ceil(cols / (params.box_cols * params.boxes))
+            scalars = {"rows": view[0], "cols": cols}
         else:
             view = (n,)
             tiles = math.ceil(n / (params.box_cols * params.boxes))
-        return {"view": view, "tiles": tiles}
+            scalars = {"elements": n}
+        return {"view": view, "tiles": tiles, "scalars": scalars}
 
     def meta(self, params: PointwiseSchedule) -> dict:
         """The artifact's launch recipe."""
@@ -166,6 +176,24 @@ class _Pointwise:
         return {"params": kernel_params, "block": [params.threads, 1, 1],
                 "grid": "persistent: min(tiles, SMs x resident CTAs per SM)",
                 "dynamic_smem": params.smem_bytes, "schedule": params.to_json()}
+
+
+def pointwise_reason(sig: FusionSig) -> str | None:
+    """Why `sig` is not a pointwise fusion whose outputs share one shape (None when it is)."""
+    others = sig.ops - POINTWISE_OPS
+    if others:
+        return f"ops {', '.join(sorted(others))} are not pointwise"
+    shapes = {o.shape for o in sig.outputs}
+    if len(shapes) > 1:
+        return f"outputs differ in shape ({', '.join(map(str, sorted(shapes)))})"
+    return None
+
+
+def same_shape(shape, out_shape) -> bool:
+    """`shape` is `out_shape`: a dynamic input dim is taken to match; a static 1 against a dynamic
+    output dim may broadcast, so it does not."""
+    return len(shape) == len(out_shape) and all(
+        a == b or a == -1 or (b == -1 and a != 1) for a, b in zip(shape, out_shape))
 
 
 def _dtypes(tensors) -> tuple[str, ...]:
