@@ -9,6 +9,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
 from cases import CASES, LARGE  # noqa: E402
+from test_strided import CASES as STRIDED_CASES, EXTRA as STRIDED_EXTRA, make_inputs  # noqa: E402
 
 from fuser_mlir.frontend.dtypes import torch_dtype  # noqa: E402
 
@@ -23,6 +24,10 @@ def main():
     for name, build, shapes in CASES + LARGE:
         fd = build()
         fd.compile([example(s, torch_dtype(t.dtype)) for s, t in zip(shapes, fd.inputs)])
+        print("built", name)
+    for name, build, views, schedule in STRIDED_CASES + STRIDED_EXTRA:
+        fd = build()
+        fd.compile(make_inputs(fd, views, "meta"), schedule=schedule)
         print("built", name)
 
 
