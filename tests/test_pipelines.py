@@ -108,7 +108,10 @@ def test_pointwise_protocol_checks_clean_and_every_perturbation_is_caught(n_inpu
     assert mutants == 7 * schedule.stages
 
 
-@pytest.mark.parametrize("path", sorted(LIT_PIPELINES.glob("*.mlir")), ids=lambda p: p.stem)
+KERNELS = [p for p in sorted(LIT_PIPELINES.glob("*.mlir")) if "expected-error" not in p.read_text()]
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
 def test_lit_pipelines_check_clean_and_every_perturbation_is_caught(path):
     assert check_protocol(path.read_text(), ("fuser-pipeline-mbarriers", "fuser-insert-syncs")) > 0
 
@@ -149,8 +152,8 @@ gpu.module @m {
 
 @pytest.mark.parametrize("bytes_, expected", [
     (128, None),                                     # 32 x f32: right
-    (64, "differ by"),                               # announces half the box
-    (256, "deadlock"),                               # announces more than arrives
+    (64, "announces 64 bytes and the loads deliver 128"),    # half the box: the phase never completes
+    (256, "announces 256 bytes and the loads deliver 128"),  # more than arrives: likewise
 ])
 def test_expect_tx_must_equal_the_delivered_bytes(bytes_, expected):
     with new_context(), ir.Location.unknown():
