@@ -44,7 +44,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, scf
 
 from ..dialects import nvasync
-from .smem_model import elect_op, memref_bytes
+from .smem_model import block_dims, elect_op, memref_bytes
 
 PIPELINE_ATTR = "nvasync.pipeline"
 PROTOCOL = "fuser.pipeline"            # marks the protocol ops this pass creates
@@ -408,9 +408,10 @@ class _Pipeline:
                             _mark(nvasync.MbarrierArriveOp(empty, _index(s)), f"empty[{role}]: arrive (consumer warp)")
 
     def block_threads(self) -> int:
-        if "gpu.known_block_size" not in self.func.attributes:
+        dims = block_dims(self.func)
+        if dims is None:
             raise PipelineError(self.func, "warp specialization needs the kernel's gpu.known_block_size")
-        return list(ir.DenseI32ArrayAttr(self.func.attributes["gpu.known_block_size"]))[0]
+        return dims[0]
 
     @contextmanager
     def rounds(self, n):

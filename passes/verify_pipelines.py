@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from .smem_model import memref_bytes
+from .smem_model import block_dims, memref_bytes
 
 PROTOCOL_OPS = ("nvasync.mbarrier_init", "nvasync.mbarrier_arrive", "nvasync.mbarrier_arrive_expect_tx",
                 "nvasync.mbarrier_try_wait_parity", "nvasync.mbarrier_inval", "nvasync.tma_load",
@@ -108,9 +108,7 @@ class ThreadClass:
 def _thread_classes(func) -> tuple[ThreadClass, ...]:
     """Per warp of the block: its elected lane and its other lanes (warp roles and elect_one
     make these the only distinctions the protocol can draw)."""
-    block = 32
-    if "gpu.known_block_size" in func.attributes:
-        block = list(ir.DenseI32ArrayAttr(func.attributes["gpu.known_block_size"]))[0]
+    block = (block_dims(func) or (32,))[0]
     classes = []
     for warp in range(max(1, block // 32)):
         warps = frozenset([warp])
