@@ -1,7 +1,7 @@
-"""The strided pointwise scheduler on CPU: which scheduler and access modes each kind of input
-gets, the launch scalars, kernels that ptxas accepts for every mode and rank 0-4 with no derived
-sync, cache keys that tell the modes apart, and `schedule=` overrides.  (tests/gpu/test_strided.py
-runs the kernels on the H100.)"""
+"""The strided pointwise scheduler (pointwise_strided) on CPU: which scheduler and access modes
+each kind of input gets, the launch scalars, kernels that ptxas accepts for every mode and rank
+0-4 with no derived sync, cache keys that tell the modes apart, and `schedule=` overrides.
+(tests/gpu/test_strided.py runs the kernels on the H100.)"""
 import pytest
 import torch
 from mlir import ir
