@@ -18,6 +18,7 @@ import torch
 from timing import host_us
 
 from fuser_mlir import DataType, FusionDefinition
+from fuser_mlir.api import signature_key
 
 SHAPE = (256, 1024)
 
@@ -81,7 +82,6 @@ def bench(json_path):
 
     # Breakdown of the hot path: each piece alone.
     launcher = next(iter(fd._launchers.values()))
-    key = lambda: tuple([(t.shape, t.dtype, t.get_device(), t.is_contiguous()) for t in (x, y)])  # noqa: E731
     lib = launcher.lib
     stream = torch._C._cuda_getCurrentRawStream(launcher.device)
     raw = lambda: lib.launch_kernel(launcher.function, launcher.grid, 1, 1, *launcher.block,  # noqa: E731
@@ -96,7 +96,7 @@ def bench(json_path):
         slot.encode(addresses[flip[0]])
 
     breakdown = {
-        "signature key (2 inputs)": host_us(key),
+        "signature key (2 inputs)": host_us(lambda: signature_key((x, y))),
         "output allocation (torch.empty)": host_us(lambda: torch.empty(SHAPE, dtype=torch.bfloat16, device="cuda")),
         "tensormap re-encode (address changed)": host_us(encode),
         "cuLaunchKernel via ctypes": host_us(raw),
