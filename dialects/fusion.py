@@ -2,11 +2,19 @@
 
 A fusion is a `func.func` marked `fusion.fusion`: its arguments are the input tensors, its
 `func.return` operands the outputs.  Tensors are builtin ranked tensors (`?` for dynamic dims) of
-f32, f16 or bf16 (`i1` for the condition of `where`).  Pointwise ops keep one type for operands
-and result (the Python API inserts casts for promotion); `cast`, `broadcast`, `reduce` and
-`matmul` change types and shapes as their verifiers below state.
+f32, f16, bf16, i32, i64 or i1 (bool).  Each kind of pointwise op states the element types it
+takes and whether it gives i1 (`KINDS`); its value operands share the result's shape and element
+type (the Python API inserts casts and broadcasts for promotion), with one exception: every
+floating-point value computes in f32, so an f32 operand may feed an f16 or bf16 op and enters it
+unrounded.  That is how constants keep the precision torch computes Python numbers in: a constant
+is an `arith.constant` rank-0 tensor, f32 for floating-point ops, broadcast by `fusion.broadcast`.
+Scalar parameters of unary ops (clamp's bounds, nan_to_num's replacements) are attributes: f64,
+or i64 for integer ops.  `cast`, `broadcast`, `reduce` and `matmul` change types and shapes as
+their verifiers below state.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from .opdef import Attr, OpDef, Operand, make_opviews
 
@@ -14,22 +22,55 @@ DIALECT = "fusion"
 FUSION_ATTR = "fusion.fusion"   # unit attribute on the func.func that holds a fusion
 SCHEDULE_ATTR = "fusion.schedule"   # optional: the scheduler and its decisions (fuser-schedule)
 
-UNARY_KINDS = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "silu")
-BINARY_KINDS = ("add", "sub", "mul", "div", "maximum", "minimum")
-TERNARY_KINDS = ("where", "fma")
-REDUCE_KINDS = ("sum", "max", "min")
 FLOAT_DTYPES = ("f32", "f16", "bf16")
+INT_DTYPES = ("i32", "i64")
+NUMERIC_DTYPES = FLOAT_DTYPES + INT_DTYPES
+BOOL_DTYPES = ("i1",)
+ALL_DTYPES = NUMERIC_DTYPES + BOOL_DTYPES
+HALF_DTYPES = ("f16", "bf16")     # compute in f32: an f32 operand may feed them
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What one kind of pointwise op takes and gives."""
+    dtypes: tuple[str, ...]          # element types of its value operands
+    predicate: bool = False          # the result is i1 (else the value operands' type)
+    attrs: tuple[str, ...] = ()      # scalar parameters (f64 attributes; i64 for integer ops)
+    required_attrs: int = 0          # how many of `attrs` must be given
+    condition: bool = False          # the first operand is an i1 condition (where), not a value
+
+
+_FLOAT_MATH = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "gelu", "silu", "erf", "reciprocal", "sin",
+               "cos", "log1p", "expm1")
+UNARY_KINDS = {
+    **dict.fromkeys(("neg", "abs", "relu", "sign", "floor", "ceil", "round"), Kind(NUMERIC_DTYPES)),
+    **dict.fromkeys(_FLOAT_MATH, Kind(FLOAT_DTYPES)),
+    **dict.fromkeys(("isnan", "isinf"), Kind(FLOAT_DTYPES, predicate=True)),
+    "logical_not": Kind(BOOL_DTYPES),
+    "clamp": Kind(NUMERIC_DTYPES, attrs=("min", "max"), required_attrs=1),
+    "nan_to_num": Kind(FLOAT_DTYPES, attrs=("nan", "posinf", "neginf"), required_attrs=3),
+}
+BINARY_KINDS = {
+    **dict.fromkeys(("add", "sub", "mul", "maximum", "minimum"), Kind(NUMERIC_DTYPES)),
+    **dict.fromkeys(("div", "pow"), Kind(FLOAT_DTYPES)),
+    **dict.fromkeys(("eq", "ne", "lt", "le", "gt", "ge"), Kind(ALL_DTYPES, predicate=True)),
+    **dict.fromkeys(("logical_and", "logical_or"), Kind(BOOL_DTYPES)),
+}
+TERNARY_KINDS = {"where": Kind(ALL_DTYPES, condition=True), "fma": Kind(FLOAT_DTYPES)}
+KINDS = {"unary": UNARY_KINDS, "binary": BINARY_KINDS, "ternary": TERNARY_KINDS}
+REDUCE_KINDS = ("sum", "max", "min")
 
 _T = Operand("x", "tensor")
+_KIND = (Attr("kind", "str"),)
 OPS = [
     OpDef("unary", f"Pointwise unary op; kind: {', '.join(UNARY_KINDS)}.",
-          operands=(_T,), results=(Operand("result", "tensor", same_as="x"),), attrs=(Attr("kind", "str"),)),
-    OpDef("binary", f"Pointwise binary op on equal types; kind: {', '.join(BINARY_KINDS)}.",
-          operands=(Operand("lhs", "tensor"), Operand("rhs", "tensor", same_as="lhs")),
-          results=(Operand("result", "tensor", same_as="lhs"),), attrs=(Attr("kind", "str"),)),
+          operands=(_T,), results=(Operand("result", "tensor"),), attrs=_KIND),
+    OpDef("binary", f"Pointwise binary op; kind: {', '.join(BINARY_KINDS)}.",
+          operands=(Operand("lhs", "tensor"), Operand("rhs", "tensor")), results=(Operand("result", "tensor"),),
+          attrs=_KIND),
     OpDef("ternary", "Pointwise ternary op: where(cond: i1, x, y) or fma(a, x, y) = a * x + y.",
-          operands=(Operand("first", "tensor"), Operand("x", "tensor"), Operand("y", "tensor", same_as="x")),
-          results=(Operand("result", "tensor", same_as="x"),), attrs=(Attr("kind", "str"),)),
+          operands=(Operand("first", "tensor"), Operand("x", "tensor"), Operand("y", "tensor")),
+          results=(Operand("result", "tensor"),), attrs=_KIND),
     OpDef("cast", "Convert the element type; same shape.",
           operands=(_T,), results=(Operand("result", "tensor"),)),
     OpDef("broadcast", "Broadcast to the result shape; input dim i becomes result dim dims[i] "
@@ -60,8 +101,8 @@ def _dtype_errors(value, name, allowed=FLOAT_DTYPES):
     return []
 
 
-def _kind(view, kinds):
-    return [] if view.kind in kinds else [f"kind must be one of {', '.join(kinds)}, got '{view.kind}'"]
+def _kind_errors(kind: str, kinds) -> list[str]:
+    return [] if kind in kinds else [f"kind must be one of {', '.join(kinds)}, got '{kind}'"]
 
 
 def _dims_compatible(a: int, b: int) -> bool:
@@ -71,28 +112,78 @@ def _dims_compatible(a: int, b: int) -> bool:
     return a == b or a == dynamic or b == dynamic
 
 
-def _check_ternary(view):
-    errors = _kind(view, TERNARY_KINDS) + _dtype_errors(view.x, "x")
-    allowed = ("i1",) if view.kind == "where" else FLOAT_DTYPES
-    errors += _dtype_errors(view.first, "first", allowed)
-    if not errors and view.kind == "fma" and view.first.type != view.x.type:
-        errors.append(f"fma operands must have one type, got {view.first.type} and {view.x.type}")
-    if not errors:
+def _feeds(operand: str, op_type: str) -> bool:
+    """An operand of element type `operand` may feed an op of type `op_type`."""
+    return operand == op_type or (operand == "f32" and op_type in HALF_DTYPES)
+
+
+def _check_pointwise(view):
+    """A unary, binary or ternary op: its kind, the types of its operands and result, its attributes."""
+    kinds = KINDS[view.operation.name.partition(".")[2]]
+    errors = _kind_errors(view.kind, kinds)
+    kind = kinds.get(view.kind, Kind(ALL_DTYPES))     # an unknown kind: still report unsupported types
+    values = list(zip((o.name for o in view.OPDEF.operands), view.operation.operands))
+    if kind.condition:
+        (name, cond), values = values[0], values[1:]
+        errors += _dtype_errors(cond, name, BOOL_DTYPES)
+    for name, value in values:
+        errors += _dtype_errors(value, name, kind.dtypes)
+    if errors:
+        return errors
+    errors = _dtype_errors(view.result, "result", BOOL_DTYPES if kind.predicate else kind.dtypes)
+    if errors:
+        return errors
+    result = view.result.type
+    types = [str(v.type.element_type) for _, v in values]
+    # The op's type: the result's, or for a predicate its operands' (f32 feeding f16 or bf16 aside).
+    op_type = next((t for t in types if t != "f32"), "f32") if kind.predicate else str(result.element_type)
+    for (name, value), ty in zip(values, types):
+        if value.type.shape != result.shape:
+            errors.append(f"'{name}' has shape {value.type} but the result is {result}")
+        elif not _feeds(ty, op_type):
+            errors.append(f"'{name}' has element type {ty} in an op of type {op_type} (value operands "
+                          "have the op's type; an f32 operand may also feed an f16 or bf16 op)")
+    if kind.condition:
         cond, x = view.first.type, view.x.type
         if cond.rank != x.rank or not all(map(_dims_compatible, cond.shape, x.shape)):
             errors.append(f"'first' has shape {cond} but x has {x}")
+    return errors + _attr_errors(view, kind, op_type)
+
+
+def _attr_errors(view, kind: Kind, op_type: str) -> list[str]:
+    """The scalar parameters: known names, enough of them, f64 (i64 within range for integer ops)."""
+    from mlir import ir
+
+    attributes = view.operation.attributes
+    given = {name: attributes[name] for name in attributes if name != "kind" and "." not in name}
+    takes = f" ('{view.kind}' takes {', '.join(kind.attrs)})" if kind.attrs else ""
+    errors = [f"unknown attribute '{name}'{takes}" for name in given if name not in kind.attrs]
+    present = [a for a in kind.attrs if a in given]
+    if len(present) < kind.required_attrs:
+        need = "the attributes" if kind.required_attrs == len(kind.attrs) else "at least one of the attributes"
+        errors.append(f"'{view.kind}' needs {need} {', '.join(kind.attrs)}")
+    for name in present:
+        attr = given[name]
+        if op_type in INT_DTYPES:
+            bits = int(op_type[1:])
+            if not (isinstance(attr, ir.IntegerAttr) and str(attr.type) == "i64"):
+                errors.append(f"'{name}' must be an i64 attribute (the op is {op_type}), got {attr}")
+            elif not -2 ** (bits - 1) <= attr.value < 2 ** (bits - 1):
+                errors.append(f"'{name}' = {attr.value} does not fit {op_type}")
+        elif not (isinstance(attr, ir.FloatAttr) and str(attr.type) == "f64"):
+            errors.append(f"'{name}' must be an f64 attribute (the op is {op_type}), got {attr}")
     return errors
 
 
 def _check_cast(view):
-    errors = _dtype_errors(view.x, "x") + _dtype_errors(view.result, "result")
+    errors = _dtype_errors(view.x, "x", ALL_DTYPES) + _dtype_errors(view.result, "result", ALL_DTYPES)
     if not errors and view.x.type.shape != view.result.type.shape:
         errors.append(f"cast keeps the shape: {view.x.type} -> {view.result.type}")
     return errors
 
 
 def _check_broadcast(view):
-    errors = _dtype_errors(view.x, "x")
+    errors = _dtype_errors(view.x, "x", ALL_DTYPES)
     if errors:
         return errors
     src, dst, dims = view.x.type, view.result.type, view.dims
@@ -110,7 +201,7 @@ def _check_broadcast(view):
 
 
 def _check_reduce(view):
-    errors = _kind(view, REDUCE_KINDS) + _dtype_errors(view.x, "x")
+    errors = _kind_errors(view.kind, REDUCE_KINDS) + _dtype_errors(view.x, "x")
     if errors:
         return errors
     src, dst, axes = view.x.type, view.result.type, view.axes
@@ -143,9 +234,9 @@ def _check_matmul(view):
 
 
 _CHECKS = {
-    "unary": lambda v: _kind(v, UNARY_KINDS) + _dtype_errors(v.x, "x"),
-    "binary": lambda v: _kind(v, BINARY_KINDS) + _dtype_errors(v.lhs, "lhs"),
-    "ternary": _check_ternary,
+    "unary": _check_pointwise,
+    "binary": _check_pointwise,
+    "ternary": _check_pointwise,
     "cast": _check_cast,
     "broadcast": _check_broadcast,
     "reduce": _check_reduce,

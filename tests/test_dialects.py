@@ -147,6 +147,31 @@ def test_fusion_builders_and_checks(ctx):
     assert any("kind must be one of sum" in e for e in errors)
 
 
+def test_fusion_pointwise_kinds_types_and_parameters(ctx):
+    """Predicates give i1, integer kinds take i32/i64, scalar parameters are checked attributes."""
+    from mlir import ir
+
+    i64, i1 = ir.IntegerType.get_signless(64), ir.IntegerType.get_signless(1)
+    t, b = ir.RankedTensorType.get([4], i64), ir.RankedTensorType.get([4], i1)
+    module = ir.Module.parse(f"func.func @f(%x: {t}) attributes {{fusion.fusion}} {{ return }}")
+    block = module.body.operations[0].regions[0].blocks[0]
+    x = block.arguments[0]
+    with ir.InsertionPoint(block.operations[0]):
+        lt = fusion.BinaryOp(b, x, x, kind="lt").result
+        picked = fusion.TernaryOp(t, lt, x, x, kind="where").result
+        clamp = fusion.UnaryOp(t, picked, kind="clamp")
+        clamp.operation.attributes["min"] = ir.IntegerAttr.get(i64, -3)
+        exp = fusion.UnaryOp(t, x, kind="exp")
+        wrong = fusion.UnaryOp(t, x, kind="clamp")
+        wrong.operation.attributes["max"] = ir.FloatAttr.get(ir.F64Type.get(), 0.5)
+    assert module.operation.verify()
+    for ok in (lt.owner, picked.owner, clamp):
+        assert dialects.verify_op(ok) == [], ok
+    assert dialects.verify_op(exp) == ["'x' has element type i64; supported: f32, f16, bf16"]
+    assert dialects.verify_op(wrong) == ["'max' must be an i64 attribute (the op is i64), got 5.000000e-01 : f64"]
+    assert set(fusion.KINDS["binary"]) >= {"pow", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"}
+
+
 @pytest.mark.parametrize("attrs, message", [
     ({"regs": 41, "action": "inc"}, "multiple of 8 in [24, 256]"),
     ({"regs": 16, "action": "inc"}, "multiple of 8 in [24, 256]"),

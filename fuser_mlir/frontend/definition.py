@@ -1,15 +1,19 @@
 """Recording a fusion (nvFuser-like): `Fusion` is a list of `Node`s over `Tensor`s.
 
-Recording imports no MLIR.  Type promotion follows torch (the wider float wins); every op computes
-in f32 and rounds to its result dtype.  Compiling and running live in `fuser_mlir.api`, which
-builds on this; nothing here knows about schedulers or the runtime.
+Recording imports no MLIR.  Which kinds of op exist and which element types each takes are the
+fusion dialect's tables (`dialects/fusion.py`); here they meet torch's rules: type promotion
+(with Python numbers, `dtypes.result_type`), true division of integers, logical ops on any dtype.
+Python numbers are operands like tensors and become `Constant`s of the type their op computes in.
+Compiling and running live in `fuser_mlir.api`, which builds on this; nothing here knows about
+schedulers or the runtime.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ..diagnostics import FusionError
-from .dtypes import DataType, promote
+from ..dialects.fusion import ALL_DTYPES, BINARY_KINDS, BOOL_DTYPES, FLOAT_DTYPES, KINDS, NUMERIC_DTYPES, UNARY_KINDS
+from .dtypes import FINITE_MAX, INT_RANGE, DataType, result_type
 
 
 @dataclass(eq=False)
@@ -24,50 +28,96 @@ class Tensor:
         return f"{self.name}[{dims}]:{self.dtype.value}"
 
 
+@dataclass(frozen=True)
+class Constant:
+    """A Python number used as an operand, converted to the dtype its op computes in."""
+    value: bool | int | float
+    dtype: DataType
+    shape = ()                 # broadcasts to anything
+
+    @property
+    def name(self) -> str:
+        return repr(self.value)
+
+    def __repr__(self):
+        return f"{self.value!r}:{self.dtype.value}"
+
+
 @dataclass
 class Node:
     op: str                    # "input" | "unary" | "binary" | "ternary" | "cast" | "broadcast"
     kind: str                  # e.g. "relu", "add", "where"; "" for input/cast/broadcast
-    args: tuple[Tensor, ...]
+    args: tuple[Tensor | Constant, ...]
     out: Tensor
-    attrs: dict = field(default_factory=dict)
+    attrs: dict = field(default_factory=dict)        # scalar parameters (clamp's bounds, ...)
+    arg_dtypes: tuple[DataType, ...] = ()             # what each arg is converted to first
 
 
-UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "silu")
-BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")
+# The API's names: every kind of the dialect; clamp and nan_to_num take their parameters as keywords.
+UNARY = tuple(k for k, spec in UNARY_KINDS.items() if not spec.attrs)
+BINARY = tuple(BINARY_KINDS)
+# What torch does where the promoted dtype is not one the kind computes in (others are errors).
+_CONVERT = {"div": DataType.Float,                 # integers: true division
+            "logical_not": DataType.Bool, "logical_and": DataType.Bool, "logical_or": DataType.Bool}
+_DESCRIBE = {FLOAT_DTYPES: "floating-point", NUMERIC_DTYPES: "numeric (floating-point or integer)",
+             BOOL_DTYPES: "Bool", ALL_DTYPES: "any"}
 
 
-def _broadcast_shapes(a: Tensor, b: Tensor) -> tuple[int, ...]:
-    """Right-aligned broadcast of two shapes; dynamic dims (-1) must match each other or 1."""
-    ra, rb = list(reversed(a.shape)), list(reversed(b.shape))
+def _broadcast_shapes(*operands) -> tuple[int, ...]:
+    """Right-aligned broadcast of the operands' shapes; dynamic dims (-1) must match each other or 1."""
+    rank = max(len(o.shape) for o in operands)
     out = []
-    for i in range(max(len(ra), len(rb))):
-        da = ra[i] if i < len(ra) else 1
-        db = rb[i] if i < len(rb) else 1
-        if da == db or db == 1:
-            out.append(da)
-        elif da == 1:
-            out.append(db)
-        else:
-            raise FusionError(f"shapes of {a!r} and {b!r} do not broadcast (dim -{i + 1}: {da} vs {db})")
+    for i in range(1, rank + 1):
+        dims = [o.shape[-i] if i <= len(o.shape) else 1 for o in operands]
+        sizes = {d for d in dims if d != 1}
+        if len(sizes) > 1:
+            shown = " vs ".join(str(d) for d in dims)
+            raise FusionError(f"shapes of {' and '.join(map(repr, operands))} do not broadcast (dim -{i}: {shown})")
+        out.append(sizes.pop() if sizes else 1)
     return tuple(reversed(out))
 
 
+def _constant(value, dtype: DataType, tensor: Tensor | None) -> Constant:
+    """`value` converted to `dtype`, as torch converts a Python number for an op of that dtype."""
+    if dtype is DataType.Bool:
+        return Constant(bool(value), dtype)
+    lo, hi = INT_RANGE.get(dtype, (-2 ** 1024, 2 ** 1024))       # floats: any int a double holds
+    if isinstance(value, int) and not lo <= value <= hi:
+        raise FusionError(f"{value} does not fit {dtype.name}"
+                          + (f", the dtype of {tensor!r}" if tensor is not None else ""))
+    return Constant(float(value) if dtype.is_float else int(value), dtype)
+
+
 class _Ops:
-    """`fd.ops.<name>(...)`: each records one node and returns its result tensor."""
+    """`fd.ops.<name>(...)`: each records one node and returns its result tensor.  Operands of
+    binary and ternary ops are tensors of this fusion or Python numbers."""
 
     def __init__(self, fd: "Fusion"):
         self._fd = fd
 
     def __getattr__(self, name):
         if name in UNARY:
-            return lambda x: self._fd._unary(name, x)
+            return lambda x: self._fd._pointwise("unary", name, (x,))
         if name in BINARY:
-            return lambda x, y: self._fd._binary(name, x, y)
+            return lambda x, y: self._fd._pointwise("binary", name, (x, y))
         raise AttributeError(f"fd.ops has no op '{name}'")
 
     def where(self, cond, x, y):
-        return self._fd._where(cond, x, y)
+        return self._fd._pointwise("ternary", "where", (cond, x, y))
+
+    def clamp(self, x, min=None, max=None):
+        """torch.clamp with Python-number bounds: min(max(x, min), max)."""
+        bounds = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
+        if not bounds:
+            raise FusionError(f"clamp of {x!r} needs min or max")
+        return self._fd._pointwise("unary", "clamp", (x,), bounds)
+
+    def nan_to_num(self, x, nan=0.0, posinf=None, neginf=None):
+        """torch.nan_to_num: infinities default to the largest finite values of x's dtype."""
+        limit = FINITE_MAX.get(getattr(x, "dtype", None), 0.0)
+        values = {"nan": nan, "posinf": limit if posinf is None else posinf,
+                  "neginf": -limit if neginf is None else neginf}
+        return self._fd._pointwise("unary", "nan_to_num", (x,), values, attrs_promote=False)
 
     def cast(self, x, dtype):
         return self._fd._cast(x, dtype)
@@ -117,37 +167,42 @@ class Fusion:
         self.inputs.append(t)
         return t
 
-    def _float(self, t: Tensor, what: str):
-        if not t.dtype.is_float:
-            raise FusionError(f"{what} takes floating-point tensors, got {t!r}")
-
-    def _unary(self, kind, x):
-        self._check(x)
-        self._float(x, kind)
-        out = self._new(x.shape, x.dtype)
-        self.nodes.append(Node("unary", kind, (x,), out))
-        return out
-
-    def _binary(self, kind, x, y):
-        self._check(x, y)
-        self._float(x, kind), self._float(y, kind)
-        out = self._new(_broadcast_shapes(x, y), promote(x.dtype, y.dtype))
-        self.nodes.append(Node("binary", kind, (x, y), out))
-        return out
-
-    def _where(self, cond, x, y):
-        self._check(cond, x, y)
-        if cond.dtype is not DataType.Bool:
-            raise FusionError(f"where takes a Bool condition, got {cond!r}")
-        self._float(x, "where"), self._float(y, "where")
-        values = Tensor(-1, _broadcast_shapes(x, y), x.dtype, f"broadcast({x.name}, {y.name})")
-        out = self._new(_broadcast_shapes(cond, values), promote(x.dtype, y.dtype))
-        self.nodes.append(Node("ternary", "where", (cond, x, y), out))
+    def _pointwise(self, op: str, kind: str, operands, attrs=None, attrs_promote=True):
+        """Record a unary/binary/ternary node: its value operands (and scalar parameters `attrs`,
+        unless `attrs_promote` is false) promoted by torch's rules to the dtype the kind computes
+        in; Python numbers become constants."""
+        spec = KINDS[op][kind]
+        attrs = attrs or {}
+        cond, operands = (operands[:1], operands[1:]) if spec.condition else ((), operands)
+        self._check(*cond)
+        if cond and cond[0].dtype is not DataType.Bool:
+            raise FusionError(f"{kind} takes a Bool condition, got {cond[0]!r}")
+        tensors = [a for a in operands if isinstance(a, Tensor)]
+        self._check(*tensors)
+        numbers = [a for a in operands if not isinstance(a, Tensor)]
+        for a in numbers + list(attrs.values()):
+            if not isinstance(a, (int, float)):
+                raise FusionError(f"{kind}: {a!r} is neither a tensor of this fusion definition nor a Python number")
+        if not tensors and not cond:
+            raise FusionError(f"{kind} needs a tensor operand, got only Python numbers {numbers}")
+        dtype = result_type([t.dtype for t in tensors], numbers + list(attrs.values()) * attrs_promote)
+        if dtype.value not in spec.dtypes:
+            dtype = _CONVERT.get(kind, dtype)
+        if dtype.value not in spec.dtypes:
+            culprit = next((t for t in tensors if t.dtype.value not in spec.dtypes), tensors[0])
+            raise FusionError(f"{kind} takes {_DESCRIBE[spec.dtypes]} tensors, got {culprit!r}; "
+                              "cast it first (fd.ops.cast)")
+        first = tensors[0] if tensors else None
+        args = tuple(a if isinstance(a, Tensor) else _constant(a, dtype, first) for a in operands)
+        params = {k: _constant(v, dtype, first).value for k, v in attrs.items()}
+        out = self._new(_broadcast_shapes(*cond, *args), DataType.Bool if spec.predicate else dtype)
+        arg_dtypes = (DataType.Bool,) * len(cond) + (dtype,) * len(args)
+        self.nodes.append(Node(op, kind, (*cond, *args), out, params, arg_dtypes))
         return out
 
     def _cast(self, x, dtype):
         self._check(x)
-        if not isinstance(dtype, DataType) or not dtype.is_float:
+        if not isinstance(dtype, DataType):
             raise FusionError(f"cast of {x!r}: unsupported target dtype {dtype!r}")
         out = self._new(x.shape, dtype)
         self.nodes.append(Node("cast", "", (x,), out))

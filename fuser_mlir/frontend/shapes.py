@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..diagnostics import FusionError
-from .definition import Fusion
+from .definition import Constant, Fusion
 from .dtypes import DataType
 
 
@@ -21,7 +21,7 @@ def bind_shapes(fd: Fusion, specs: list[tuple[tuple[int, ...], DataType]]) -> di
     for node in fd.nodes:
         if node.op == "input":
             continue
-        arg_shapes = [shapes[a.index] for a in node.args]
+        arg_shapes = [a.shape if isinstance(a, Constant) else shapes[a.index] for a in node.args]
         if node.op == "broadcast":
             shape = tuple(s if s >= 0 else a for s, a in zip(node.out.shape, _right_align(arg_shapes[0], len(node.out.shape))))
         else:

@@ -1,9 +1,10 @@
 """A fusion func's body evaluated on one lane: the compute shared by every scheduler.
 
-`evaluate(func_op, arguments)` walks the fusion ops in order and returns the lane values of the
-func's results.  Values are in compute form: f32 for floating-point tensors whatever their
-storage type (a `cast` rounds through its target type), i1 for booleans.  `to_compute` and
-`to_memory` convert loaded and stored vectors between storage and compute form.
+`evaluate(func_op, arguments)` walks the fusion ops (and the `arith.constant`s they use) in order
+and returns the lane values of the func's results.  Values are in compute form (scalar_math): f32
+for floating-point tensors whatever their storage type, i32/i64 for integers, i1 for booleans.
+`to_compute` and `to_memory` convert loaded and stored vectors between storage and compute form;
+booleans are one byte in memory (0 or 1, as torch.bool).
 """
 from __future__ import annotations
 
@@ -15,8 +16,25 @@ from .builders import memory_type
 
 
 def dtype_of(value) -> str:
-    """Element type name of a fusion tensor value: f32, f16, bf16, i1."""
+    """Element type name of a fusion tensor value: f32, f16, bf16, i32, i64, i1."""
     return str(ir.RankedTensorType(value.type).element_type)
+
+
+def _pointwise(op, args):
+    attributes = op.attributes
+    params = {name: attributes[name].value for name in attributes if name != "kind" and "." not in name}
+    return scalar_math.scalar(op.name.partition(".")[2], attributes["kind"].value, args, params)
+
+
+# How each op of a fusion body gives its lane value from its operands' lane values.
+_EVALUATE = {
+    "fusion.unary": _pointwise,
+    "fusion.binary": _pointwise,
+    "fusion.ternary": _pointwise,
+    "fusion.broadcast": lambda op, args: args[0],      # the scheduler reads operands at broadcast indices
+    "fusion.cast": lambda op, args: scalar_math.cast(args[0], dtype_of(op.operands[0]), dtype_of(op.result)),
+    "arith.constant": lambda op, args: scalar_math.constant(op.attributes["value"]),
+}
 
 
 def evaluate(func_op, arguments: list) -> list:
@@ -24,44 +42,39 @@ def evaluate(func_op, arguments: list) -> list:
     body = func_op.regions[0].blocks[0]
     values = dict(zip(body.arguments, arguments))
     for op in body.operations:
-        name = op.operation.name
-        if name == "func.return":
+        op = op.operation
+        if op.name == "func.return":
             return [values[v] for v in op.operands]
-        if name == "fusion.broadcast":       # the scheduler reads operands at broadcast indices
-            values[op.result] = values[op.operands[0]]
-        elif name == "fusion.cast":
-            values[op.result] = scalar_math.cast(values[op.operands[0]], dtype_of(op.operands[0]),
-                                                 dtype_of(op.result))
-        else:
-            kind = ir.StringAttr(op.attributes["kind"]).value
-            values[op.result] = scalar_math.scalar(name.partition(".")[2], kind,
-                                                   [values[v] for v in op.operands])
+        if op.name not in _EVALUATE:
+            raise ValueError(f"a pointwise body cannot evaluate '{op.name}'")
+        values[op.result] = _EVALUATE[op.name](op, [values[v] for v in op.operands])
     raise ValueError(f"fusion func {func_op.attributes['sym_name']} has no func.return")
 
 
 def to_compute(loaded, dtype: str):
     """A loaded scalar or vector of storage type `dtype` in compute form."""
     if dtype == "i1":
-        zero = arith.constant(loaded.type, _zero_attr(loaded.type))
-        return arith.cmpi(arith.CmpIPredicate.ne, loaded, zero)
-    if dtype == "f32":
-        return loaded
-    return arith.extf(_like(loaded.type, ir.F32Type.get()), loaded)
+        return arith.cmpi(arith.CmpIPredicate.ne, loaded, _zero(loaded.type))
+    if dtype in ("f16", "bf16"):
+        return arith.extf(_like(loaded.type, ir.F32Type.get()), loaded)
+    return loaded
 
 
 def to_memory(value, dtype: str):
     """A compute-form scalar or vector as storage type `dtype`."""
-    if dtype == "f32":
-        return value
-    return arith.truncf(_like(value.type, memory_type(dtype)), value)
+    if dtype == "i1":
+        return arith.extui(_like(value.type, memory_type(dtype)), value)
+    if dtype in ("f16", "bf16"):
+        return arith.truncf(_like(value.type, memory_type(dtype)), value)
+    return value
 
 
 def _like(ty, element):
     return ir.VectorType.get(ir.VectorType(ty).shape, element) if isinstance(ty, ir.VectorType) else element
 
 
-def _zero_attr(ty):
+def _zero(ty):
     i8 = ir.IntegerType.get_signless(8)
     if isinstance(ty, ir.VectorType):
-        return ir.DenseElementsAttr.get_splat(ty, ir.IntegerAttr.get(i8, 0))
-    return ir.IntegerAttr.get(i8, 0)
+        return arith.constant(ty, ir.DenseElementsAttr.get_splat(ty, ir.IntegerAttr.get(i8, 0)))
+    return arith.constant(ty, ir.IntegerAttr.get(i8, 0))

@@ -8,7 +8,8 @@ from ..dialects import nvasync
 
 # Element types as they live in memory; bool travels as one byte.
 _MEMORY_TYPES = {"f32": ir.F32Type.get, "f16": ir.F16Type.get, "bf16": ir.BF16Type.get,
-                 "i1": lambda: ir.IntegerType.get_signless(8), "i64": lambda: ir.IntegerType.get_signless(64)}
+                 "i1": lambda: ir.IntegerType.get_signless(8), "i32": lambda: ir.IntegerType.get_signless(32),
+                 "i64": lambda: ir.IntegerType.get_signless(64)}
 
 
 def memory_type(dtype: str):

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from ..diagnostics import FusionError
 
 TENSORMAP_BYTES = 128
-_TENSORMAP_DTYPES = {"f32": 7, "f16": 6, "bf16": 9, "i1": 0}     # CUtensorMapDataType: FLOAT32, FLOAT16, BFLOAT16, UINT8
+# CUtensorMapDataType: FLOAT32, FLOAT16, BFLOAT16, INT32, INT64, UINT8 (bool is one byte)
+_TENSORMAP_DTYPES = {"f32": 7, "f16": 6, "bf16": 9, "i32": 3, "i64": 5, "i1": 0}
 _L2_PROMOTION_256B = 3                                            # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
 
 

@@ -6,39 +6,49 @@
 
 // --- unary / binary ------------------------------------------------------------------------------
 func.func @unary_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @below {{'fusion.unary' op kind must be one of neg, abs, exp, log, sqrt, rsqrt, tanh, sigmoid, relu, gelu, silu, got 'cos'}}
-  %r = "fusion.unary"(%x) {kind = "cos"} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @below {{'fusion.unary' op kind must be one of neg, abs, relu, sign, floor, ceil, round, exp, log, sqrt, rsqrt, tanh, sigmoid, gelu, silu, erf, reciprocal, sin, cos, log1p, expm1, isnan, isinf, logical_not, clamp, nan_to_num, got 'tan'}}
+  %r = "fusion.unary"(%x) {kind = "tan"} : (tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
 
 // -----
 func.func @unary_dtype(%x: tensor<4xi32>) -> tensor<4xi32> {
   // expected-error @below {{'fusion.unary' op 'x' has element type i32; supported: f32, f16, bf16}}
-  %r = "fusion.unary"(%x) {kind = "neg"} : (tensor<4xi32>) -> tensor<4xi32>
+  %r = "fusion.unary"(%x) {kind = "exp"} : (tensor<4xi32>) -> tensor<4xi32>
   return %r : tensor<4xi32>
 }
 
 // -----
-// Both the kind and the dtype are checked; each failure is its own error.
+// Both the kind and the dtype are checked; each failure is its own error (an unknown kind is
+// checked against every element type the dialect has).
 func.func @unary_kind_and_dtype(%x: tensor<4xf64>) -> tensor<4xf64> {
   // expected-error @below {{kind must be one of}}
-  // expected-error @below {{'x' has element type f64; supported: f32, f16, bf16}}
-  %r = "fusion.unary"(%x) {kind = "erf"} : (tensor<4xf64>) -> tensor<4xf64>
+  // expected-error @below {{'x' has element type f64; supported: f32, f16, bf16, i32, i64, i1}}
+  %r = "fusion.unary"(%x) {kind = "tan"} : (tensor<4xf64>) -> tensor<4xf64>
   return %r : tensor<4xf64>
 }
 
 // -----
 func.func @binary_kind(%x: tensor<4xf16>) -> tensor<4xf16> {
-  // expected-error @below {{'fusion.binary' op kind must be one of add, sub, mul, div, maximum, minimum, got 'pow'}}
-  %r = "fusion.binary"(%x, %x) {kind = "pow"} : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xf16>
+  // expected-error @below {{'fusion.binary' op kind must be one of add, sub, mul, maximum, minimum, div, pow, eq, ne, lt, le, gt, ge, logical_and, logical_or, got 'atan2'}}
+  %r = "fusion.binary"(%x, %x) {kind = "atan2"} : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xf16>
   return %r : tensor<4xf16>
 }
 
 // -----
 func.func @binary_dtype(%x: tensor<4xi8>) -> tensor<4xi8> {
-  // expected-error @below {{'fusion.binary' op 'lhs' has element type i8; supported: f32, f16, bf16}}
+  // expected-error @below {{'fusion.binary' op 'lhs' has element type i8; supported: f32, f16, bf16, i32, i64}}
+  // expected-error @below {{'fusion.binary' op 'rhs' has element type i8; supported: f32, f16, bf16, i32, i64}}
   %r = "fusion.binary"(%x, %x) {kind = "add"} : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
   return %r : tensor<4xi8>
+}
+
+// -----
+// Value operands share the op's type (only an f32 operand may feed an f16 or bf16 op).
+func.func @binary_types_differ(%x: tensor<4xf32>, %y: tensor<4xf16>) -> tensor<4xf32> {
+  // expected-error @below {{'fusion.binary' op 'rhs' has element type f16 in an op of type f32}}
+  %r = "fusion.binary"(%x, %y) {kind = "add"} : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
 }
 
 // --- ternary -------------------------------------------------------------------------------------
@@ -64,15 +74,16 @@ func.func @fma_first_i1(%c: tensor<4xi1>, %x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // -----
-func.func @ternary_x_dtype(%c: tensor<4xi1>, %x: tensor<4xi32>) -> tensor<4xi32> {
-  // expected-error @below {{'x' has element type i32; supported: f32, f16, bf16}}
-  %r = "fusion.ternary"(%c, %x, %x) {kind = "where"} : (tensor<4xi1>, tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
-  return %r : tensor<4xi32>
+func.func @ternary_x_dtype(%c: tensor<4xi1>, %x: tensor<4xi8>) -> tensor<4xi8> {
+  // expected-error @below {{'x' has element type i8; supported: f32, f16, bf16, i32, i64, i1}}
+  // expected-error @below {{'y' has element type i8; supported: f32, f16, bf16, i32, i64, i1}}
+  %r = "fusion.ternary"(%c, %x, %x) {kind = "where"} : (tensor<4xi1>, tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  return %r : tensor<4xi8>
 }
 
 // -----
 func.func @fma_types_differ(%a: tensor<4xf16>, %x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @below {{'fusion.ternary' op fma operands must have one type, got tensor<4xf16> and tensor<4xf32>}}
+  // expected-error @below {{'fusion.ternary' op 'first' has element type f16 in an op of type f32 (value operands have the op's type; an f32 operand may also feed an f16 or bf16 op)}}
   %r = "fusion.ternary"(%a, %x, %x) {kind = "fma"} : (tensor<4xf16>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
@@ -107,25 +118,25 @@ func.func @cast_shape(%x: tensor<4xf32>) -> tensor<8xbf16> {
 }
 
 // -----
-func.func @cast_result_dtype(%x: tensor<4xf32>) -> tensor<4xi32> {
-  // expected-error @below {{'fusion.cast' op 'result' has element type i32; supported: f32, f16, bf16}}
-  %r = "fusion.cast"(%x) : (tensor<4xf32>) -> tensor<4xi32>
-  return %r : tensor<4xi32>
+func.func @cast_result_dtype(%x: tensor<4xf32>) -> tensor<4xi8> {
+  // expected-error @below {{'fusion.cast' op 'result' has element type i8; supported: f32, f16, bf16, i32, i64, i1}}
+  %r = "fusion.cast"(%x) : (tensor<4xf32>) -> tensor<4xi8>
+  return %r : tensor<4xi8>
 }
 
 // -----
 func.func @cast_input_dtype(%x: tensor<4xf64>) -> tensor<4xf32> {
-  // expected-error @below {{'x' has element type f64; supported: f32, f16, bf16}}
+  // expected-error @below {{'x' has element type f64; supported: f32, f16, bf16, i32, i64, i1}}
   %r = "fusion.cast"(%x) : (tensor<4xf64>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
 
 // --- broadcast -----------------------------------------------------------------------------------
 // -----
-func.func @broadcast_dtype(%x: tensor<4xi32>) -> tensor<2x4xi32> {
-  // expected-error @below {{'fusion.broadcast' op 'x' has element type i32; supported: f32, f16, bf16}}
-  %r = "fusion.broadcast"(%x) {dims = array<i64: 1>} : (tensor<4xi32>) -> tensor<2x4xi32>
-  return %r : tensor<2x4xi32>
+func.func @broadcast_dtype(%x: tensor<4xi8>) -> tensor<2x4xi8> {
+  // expected-error @below {{'fusion.broadcast' op 'x' has element type i8; supported: f32, f16, bf16, i32, i64, i1}}
+  %r = "fusion.broadcast"(%x) {dims = array<i64: 1>} : (tensor<4xi8>) -> tensor<2x4xi8>
+  return %r : tensor<2x4xi8>
 }
 
 // -----
