@@ -19,15 +19,15 @@ from __future__ import annotations
 from mlir import ir
 
 from ..dialects import nvasync
-from .insert_syncs import BARRIERS, _kernels, describe, mark
-from .smem_model import accesses, accumulator_readers, op_key
+from .insert_syncs import BARRIERS, describe, mark
+from .smem_model import accesses, accumulator_readers, kernels, op_key
 from .sync_paths import invalidate
 
 TERMINATORS = ("scf.yield", "gpu.yield", "gpu.return")
 
 
 def run(module_op, pass_) -> None:
-    for func in _kernels(module_op):
+    for func in kernels(module_op):
         invalidate()
         readers = {hash(op_key(r)) for _, r in accumulator_readers(func)}
         found = accesses(func)

@@ -23,15 +23,15 @@ from __future__ import annotations
 from mlir import ir
 
 from ..dialects import nvasync
-from .insert_syncs import BARRIERS, _kernels, describe, mark
-from .smem_model import FENCE_SPACES_COVERING_CTA_SMEM, accesses, barrier_orders, record_loop_steps, threads_of
+from .insert_syncs import BARRIERS, describe, mark
+from .smem_model import FENCE_SPACES_COVERING_CTA_SMEM, accesses, barrier_orders, kernels, record_loop_steps, threads_of
 from .sync_paths import find_path, invalidate
 
 FENCE = "nvasync.fence_proxy_async"
 
 
 def run(module_op, pass_) -> None:
-    for func in _kernels(module_op):
+    for func in kernels(module_op):
         invalidate()
         record_loop_steps(func)
         found = accesses(func)

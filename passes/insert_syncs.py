@@ -63,7 +63,7 @@ from mlir.dialects import arith, scf
 
 from ..diagnostics import file_location
 from ..dialects import nvasync
-from .smem_model import (Access, accesses, barrier_orders, elect_op, memref_bytes, op_key, parent_ops,
+from .smem_model import (Access, accesses, barrier_orders, elect_op, kernels, memref_bytes, op_key, parent_ops,
                          record_loop_steps, same_thread_mapping, threads_of)
 from .sync_paths import _block_of, chain, find_path, insertion_point, invalidate
 
@@ -72,7 +72,7 @@ BARRIERS = ("nvasync.sync_threads", "nvasync.named_barrier")
 
 
 def run(module_op, pass_) -> None:
-    for func in _kernels(module_op):
+    for func in kernels(module_op):
         try:
             _Inserter(func).run()
         except IssuerNotDominating as exc:
@@ -81,13 +81,6 @@ def run(module_op, pass_) -> None:
         except PlacementError as exc:
             op_key(exc.op).location.emit_error(str(exc))
             pass_.signal_pass_failure()
-
-
-def _kernels(module_op):
-    found = []
-    module_op.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE
-                   if op.name == "gpu.func" else ir.WalkResult.ADVANCE)
-    return found
 
 
 def describe(op) -> str:

@@ -44,7 +44,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, scf
 
 from ..dialects import nvasync
-from .smem_model import block_dims, elect_op, memref_bytes
+from .smem_model import block_dims, elect_op, kernels, memref_bytes
 
 PIPELINE_ATTR = "nvasync.pipeline"
 PROTOCOL = "fuser.pipeline"            # marks the protocol ops this pass creates
@@ -61,7 +61,7 @@ class PipelineError(Exception):
 
 def run(module_op, pass_) -> None:
     failed = False
-    for func in _kernels(module_op):
+    for func in kernels(module_op):
         for loop in _pipelined_loops(func):
             try:
                 _Pipeline(func, loop).rewrite()
@@ -70,13 +70,6 @@ def run(module_op, pass_) -> None:
                 failed = True
     if failed:
         pass_.signal_pass_failure()
-
-
-def _kernels(module_op):
-    found = []
-    module_op.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE
-                   if op.name == "gpu.func" else ir.WalkResult.ADVANCE)
-    return found
 
 
 def _pipelined_loops(func):

@@ -246,6 +246,14 @@ def enclosing_func(op):
     return current
 
 
+def kernels(module_op) -> list:
+    """Every gpu.func of the module."""
+    found = []
+    module_op.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE
+                   if op.name == "gpu.func" else ir.WalkResult.ADVANCE)
+    return found
+
+
 def block_dims(func) -> tuple[int, int, int] | None:
     """The kernel's block size when it declares one (`gpu.known_block_size`)."""
     if "gpu.known_block_size" not in func.attributes:

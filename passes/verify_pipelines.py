@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from .smem_model import block_dims, memref_bytes
+from .smem_model import block_dims, kernels, memref_bytes
 
 PROTOCOL_OPS = ("nvasync.mbarrier_init", "nvasync.mbarrier_arrive", "nvasync.mbarrier_arrive_expect_tx",
                 "nvasync.mbarrier_try_wait_parity", "nvasync.mbarrier_inval", "nvasync.tma_load",
@@ -56,19 +56,12 @@ class Undecidable(Exception):
 
 def run(module_op, pass_) -> None:
     failed = False
-    for func in _kernels(module_op):
+    for func in kernels(module_op):
         for op, message in verify_function(func):
             op.location.emit_error(f"fuser-verify-pipelines: {message}")
             failed = True
     if failed:
         pass_.signal_pass_failure()
-
-
-def _kernels(module_op):
-    found = []
-    module_op.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE
-                   if op.name == "gpu.func" else ir.WalkResult.ADVANCE)
-    return found
 
 
 def verify_function(func) -> list[tuple[object, str]]:
