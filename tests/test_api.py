@@ -269,7 +269,7 @@ def test_integer_and_bool_op_set_compiles_to_ptx_that_ptxas_accepts():
     """Integer arithmetic (not f32), comparisons and logical ops with Bool outputs stored as bytes,
     casts between categories, integer true division."""
     def build(o, i, j, b, h):
-        n = o.clamp(o.maximum(o.relu(o.neg(o.abs(o.add(i, 3)))), j), min=-100, max=100)
+        n = o.clamp(o.maximum(o.relu(o.neg(j)), o.abs(o.add(i, 3))), min=-100, max=100)
         n = o.mul(o.sub(n, o.sign(j)), o.minimum(i, 2))
         flags = o.logical_and(o.logical_not(b), o.ge(n, i))
         flags = o.logical_or(o.ne(flags, o.eq(b, True)), o.lt(h, o.cast(o.cast(h, I32), F16)))

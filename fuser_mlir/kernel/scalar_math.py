@@ -119,7 +119,7 @@ UNARY = {
     },
     _INT: {
         "neg": lambda x: arith.subi(_like(x, 0), x),
-        "abs": math.absi,
+        "abs": lambda x: arith.maxsi(x, arith.subi(_like(x, 0), x)),     # math.absi has no i64 lowering
         "relu": lambda x: arith.maxsi(x, _like(x, 0)),
         "sign": _int_sign,
         "floor": _identity, "ceil": _identity, "round": _identity,

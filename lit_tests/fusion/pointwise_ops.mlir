@@ -54,7 +54,7 @@ func.func @float_math(%x: tensor<1024xbf16>, %y: tensor<1024xbf16>) -> (tensor<1
 // PTX-DAG: setp.lt.s32
 // PTX-DAG: cvt.rzi.s32.f32
 // PTX-DAG: cvt.rn.f32.s32
-// PTX-DAG: abs.s32
+// PTX-DAG: neg.s32
 // PTX-DAG: st.shared.v2.b32
 func.func @integers_and_booleans(%i: tensor<1024xi32>, %j: tensor<1024xi32>, %b: tensor<1024xi1>, %x: tensor<1024xf32>)
     -> (tensor<1024xi32>, tensor<1024xi1>, tensor<1024xf32>)
@@ -63,9 +63,9 @@ func.func @integers_and_booleans(%i: tensor<1024xi32>, %j: tensor<1024xi32>, %b:
   %kb = "fusion.broadcast"(%k) {dims = array<i64>} : (tensor<i32>) -> tensor<1024xi32>
   %sum = "fusion.binary"(%i, %kb) {kind = "add"} : (tensor<1024xi32>, tensor<1024xi32>) -> tensor<1024xi32>
   %abs = "fusion.unary"(%sum) {kind = "abs"} : (tensor<1024xi32>) -> tensor<1024xi32>
-  %neg = "fusion.unary"(%abs) {kind = "neg"} : (tensor<1024xi32>) -> tensor<1024xi32>
+  %neg = "fusion.unary"(%j) {kind = "neg"} : (tensor<1024xi32>) -> tensor<1024xi32>
   %relu = "fusion.unary"(%neg) {kind = "relu"} : (tensor<1024xi32>) -> tensor<1024xi32>
-  %max = "fusion.binary"(%relu, %i) {kind = "maximum"} : (tensor<1024xi32>, tensor<1024xi32>) -> tensor<1024xi32>
+  %max = "fusion.binary"(%relu, %abs) {kind = "maximum"} : (tensor<1024xi32>, tensor<1024xi32>) -> tensor<1024xi32>
   %cl = "fusion.unary"(%max) {kind = "clamp", min = -100 : i64, max = 100 : i64} : (tensor<1024xi32>) -> tensor<1024xi32>
   %sg = "fusion.unary"(%j) {kind = "sign"} : (tensor<1024xi32>) -> tensor<1024xi32>
   %mul = "fusion.binary"(%cl, %sg) {kind = "mul"} : (tensor<1024xi32>, tensor<1024xi32>) -> tensor<1024xi32>
