@@ -1,9 +1,16 @@
-"""The fusions and shapes the GPU suite runs; build_artifacts.py compiles exactly these."""
+"""The fusions and shapes the GPU suite runs; build_artifacts.py compiles exactly these.
+
+Case names are `-`-separated tokens; test_pointwise.py draws inputs by them (positive, away from
+zero, with ties, with nan/inf, wide integers)."""
 from fuser_mlir import DataType, FusionDefinition
 from fuser_mlir.frontend.definition import BINARY, UNARY
 
 DTYPES = (DataType.Float, DataType.Half, DataType.BFloat16)
-POSITIVE = {"log", "sqrt", "rsqrt"}          # ops drawn on positive inputs
+INT_DTYPES = (DataType.Int32, DataType.Int64)
+POSITIVE = {"log", "sqrt", "rsqrt", "log1p"}      # ops drawn on positive inputs
+COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+# One-op cases per float dtype: every unary and binary kind except those checked in groups below.
+GROUPED = {"isnan", "isinf", "logical_not", "logical_and", "logical_or", *COMPARISONS}
 
 
 def unary(kind, dtype, rank=2):
@@ -62,19 +69,87 @@ def mlp_epilogue(dtype, rank=2):
     return fd
 
 
+def outputs(dtypes, build):
+    """A fusion of inputs of `dtypes` ([-1, -1] each) whose outputs are `build(fd.ops, *inputs)`."""
+    with FusionDefinition() as fd:
+        inputs = [fd.define_tensor([-1, -1], d) for d in dtypes]
+        for out in build(fd.ops, *inputs):
+            fd.add_output(out)
+    return fd
+
+
+def comparisons(o, x, y):
+    return [getattr(o, k)(x, y) for k in COMPARISONS]
+
+
+def special(o, x):
+    """nan/inf handling; inputs carry nan, inf and -inf."""
+    return [o.isnan(x), o.isinf(x), o.nan_to_num(x), o.nan_to_num(x, nan=1.5, posinf=100.0, neginf=-100.0)]
+
+
+def scalars(o, x, c):
+    """Python numbers as operands, promoted as torch does (they keep x's dtype)."""
+    return [o.mul(x, 0.1), o.sub(1, x), o.pow(x, 2), o.where(c, x, 0.0), o.clamp(x, min=-0.5, max=0.75),
+            o.lt(x, 0.5)]
+
+
+def logical(o, a, b, x):
+    """Bool inputs, and floats taken as `!= 0`."""
+    return [o.logical_and(a, b), o.logical_or(a, x), o.logical_not(a), o.logical_not(x), o.eq(a, b), o.lt(a, b)]
+
+
+def int_arith(o, x, y):
+    return [o.add(x, y), o.sub(x, y), o.mul(x, y), o.maximum(x, y), o.minimum(x, y), o.where(o.gt(x, 0), x, y)]
+
+
+def int_wide(o, x, y):
+    """64-bit values beyond 32 bits (no products: they would wrap)."""
+    return [o.add(x, y), o.sub(x, y), o.maximum(x, y), o.minimum(x, y), o.lt(x, y), o.neg(x)]
+
+
+def int_unary(o, x):
+    return [o.neg(x), o.abs(x), o.relu(x), o.sign(x), o.clamp(x, min=-100, max=250), o.mul(o.add(x, 7), 3)]
+
+
+def mixed(o, i, l, h, m):
+    """Promotion across integer, float and bool inputs, and integer true division."""
+    return [o.add(i, l), o.mul(i, h), o.where(m, i, l), o.add(m, i), o.add(i, 2.5), o.div(i, o.add(o.abs(l), 1))]
+
+
+def int_casts(o, x, i, l):
+    return [o.cast(x, DataType.Int32), o.cast(x, DataType.Int64), o.cast(l, DataType.BFloat16),
+            o.cast(i, DataType.Bool), o.cast(o.cast(i, DataType.Bool), DataType.Float), o.cast(l, DataType.Int32)]
+
+
 # (name, builder, input shapes). Shapes include tails in both dims, 1-D, 3-D and a large case.
 CASES = []
 for dtype in DTYPES:
     for kind in UNARY:
-        CASES.append((f"unary-{kind}-{dtype.value}", lambda k=kind, d=dtype: unary(k, d), [(300, 1000)]))
+        if kind not in GROUPED:
+            CASES.append((f"unary-{kind}-{dtype.value}", lambda k=kind, d=dtype: unary(k, d), [(300, 1000)]))
     for kind in BINARY:
-        CASES.append((f"binary-{kind}-{dtype.value}", lambda k=kind, d=dtype: binary(k, d), [(257, 520)] * 2))
+        if kind not in GROUPED:
+            CASES.append((f"binary-{kind}-{dtype.value}", lambda k=kind, d=dtype: binary(k, d), [(257, 520)] * 2))
+    CASES.append((f"compare-ties-{dtype.value}", lambda d=dtype: outputs([d, d], comparisons), [(130, 264)] * 2))
+    CASES.append((f"special-{dtype.value}", lambda d=dtype: outputs([d], special), [(100, 1032)]))
+    CASES.append((f"scalars-{dtype.value}", lambda d=dtype: outputs([d, DataType.Bool], scalars), [(64, 4096)] * 2))
     CASES.append((f"where-{dtype.value}", lambda d=dtype: where(d), [(130, 264)] * 3))
     CASES.append((f"cast-{dtype.value}", lambda d=dtype: cast_chain(d), [(100, 1032)] * 2))
     CASES.append((f"broadcast-{dtype.value}", lambda d=dtype: broadcast_bias(d), [(77, 512), (512,)]))
 for shape in [(1,), (7,), (4097,), (1_000_003,), (3, 5), (129, 333), (1000, 1024), (2, 3, 200)]:
     CASES.append((f"tails-{'x'.join(map(str, shape))}", lambda r=len(shape): mlp_epilogue(DataType.BFloat16, r),
                   [shape] * 2))
+for dtype in INT_DTYPES:
+    CASES.append((f"int-arith-{dtype.value}", lambda d=dtype: outputs([d, d], int_arith), [(257, 520)] * 2))
+    CASES.append((f"int-unary-{dtype.value}", lambda d=dtype: outputs([d], int_unary), [(300, 1000)]))
+    CASES.append((f"int-compare-ties-{dtype.value}", lambda d=dtype: outputs([d, d], comparisons), [(130, 264)] * 2))
+CASES += [
+    ("int-wide-i64", lambda: outputs([DataType.Int64] * 2, int_wide), [(64, 1024)] * 2),
+    ("logical", lambda: outputs([DataType.Bool, DataType.Bool, DataType.Float], logical), [(100, 1032)] * 3),
+    ("mixed-promotion", lambda: outputs([DataType.Int32, DataType.Int64, DataType.Half, DataType.Bool], mixed),
+     [(77, 512)] * 4),
+    ("int-casts", lambda: outputs([DataType.Float, DataType.Int32, DataType.Int64], int_casts), [(77, 512)] * 3),
+]
 # >= 256 MiB per input: 1-D (flat view) and 2-D (row view).
 LARGE = [("large-1d-bf16", lambda: mlp_epilogue(DataType.BFloat16, 1), [(150_000_001,)] * 2),
          ("large-2d-f32", lambda: mlp_epilogue(DataType.Float, 2), [(16384, 4100)] * 2)]

@@ -1,5 +1,6 @@
 """Pointwise fusions on the H100 against torch in float64: fresh random inputs, NaN-poisoned
-outputs, shapes with tails, 1-D to 3-D, and >= 256 MiB tensors.
+outputs (Bool and integer outputs poisoned too, and compared exactly), every op kind per dtype,
+shapes with tails, 1-D to 3-D, and >= 256 MiB tensors.
 
 Run offline with artifacts built here (README, "GPU tests"); skipped where no CUDA GPU exists.
 """
@@ -13,6 +14,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from cases import CASES, LARGE, POSITIVE  # noqa: E402
 
 from fuser_mlir import DataType  # noqa: E402
+from fuser_mlir.frontend.definition import Constant  # noqa: E402
 from fuser_mlir.frontend.dtypes import torch_dtype  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA Hopper GPU")
@@ -21,53 +23,93 @@ TOLERANCE = {DataType.Float: 2e-6, DataType.Half: 1e-3, DataType.BFloat16: 8e-3}
 
 
 def reference(fd, inputs):
-    """Evaluate the definition with torch in float64."""
-    values = {t.index: v.double() if v.dtype != torch.bool else v for t, v in zip(fd.inputs, inputs)}
+    """Evaluate the definition with torch in float64 (Bool values as bool)."""
+    def normal(v, dtype):
+        return v if dtype is DataType.Bool else v.double()
+
+    values = {t.index: normal(v, t.dtype) for t, v in zip(fd.inputs, inputs)}
+
+    def arg(a):
+        if isinstance(a, Constant):
+            return torch.tensor(a.value, dtype=torch.bool if a.dtype is DataType.Bool else torch.float64,
+                                device="cuda")
+        return values[a.index]
+
     for node in fd.nodes:
         if node.op == "input":
             continue
-        args = [values[a.index] for a in node.args]
+        args = [arg(a) for a in node.args]
         if node.op == "unary":
             fn = {"relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu,
                   "rsqrt": torch.rsqrt, "sigmoid": torch.sigmoid}.get(node.kind) or getattr(torch, node.kind)
-            out = fn(*args)
+            out = fn(*args, **node.attrs)           # clamp's bounds, nan_to_num's replacements
         elif node.op == "binary":
             out = getattr(torch, node.kind)(*args)
         elif node.op == "ternary":
             out = torch.where(*args)
         elif node.op == "cast":
-            out = args[0].to(torch_dtype(node.out.dtype)).double()
+            out = args[0].to(torch_dtype(node.out.dtype))
         else:                      # broadcast: torch broadcasting in later ops does the rest
             out = args[0]
-        values[node.out.index] = out
+        values[node.out.index] = normal(out, node.out.dtype)
     return [values[t.index] for t in fd.outputs]
 
 
 def random_inputs(name, fd, shapes):
+    """Fresh inputs drawn by the case's name tokens (cases.py): positive for log-like ops and pow's
+    base, away from zero for divisors, few distinct values for comparisons (`ties`), nan/inf
+    (`special`), integers in +-1000 (+-2^40 for `wide`)."""
+    tokens = set(name.split("-"))
     inputs = []
     for t, shape in zip(fd.inputs, shapes):
         if t.dtype is DataType.Bool:
             inputs.append(torch.rand(shape, device="cuda") < 0.5)
             continue
+        if t.dtype.is_int:
+            bound = 4 if "ties" in tokens else 2 ** 40 if "wide" in tokens else 1000
+            inputs.append(torch.randint(-bound, bound + 1, shape, device="cuda", dtype=torch_dtype(t.dtype)))
+            continue
         x = torch.randn(shape, device="cuda", dtype=torch.float32) * 2
-        if any(k in name for k in POSITIVE):
+        if "pow" in tokens:           # bases in [0.1, 2.5], exponents ~ N(0, 1): f16 keeps the range
+            x = torch.rand(shape, device="cuda") * 2.4 + 0.1 if t is fd.inputs[0] else x / 2
+        elif tokens & POSITIVE:
             x = x.abs() + 0.05
-        elif "div" in name and t is fd.inputs[1]:   # keep f16 quotients inside f16's range
+        elif "reciprocal" in tokens or ("div" in tokens and t is fd.inputs[1]):   # f16 quotients in range
             x = torch.where(x < 0, x - 0.5, x + 0.5)
+        if "ties" in tokens:
+            x = torch.randint(-4, 5, shape, device="cuda").float() / 2
+        if "special" in tokens:
+            pick = torch.rand(shape, device="cuda")
+            x = torch.where(pick < 0.05, float("nan"), torch.where(pick < 0.1, float("inf"),
+                                                                   torch.where(pick < 0.15, float("-inf"), x)))
         inputs.append(x.to(torch_dtype(t.dtype)))
     return inputs
+
+
+# Outputs compared exactly (poisoned with a value the kernel never writes: 0xFF bytes for Bool).
+EXACT = {DataType.Bool: 0xFF, DataType.Int32: -2 ** 31, DataType.Int64: -2 ** 63}
+
+
+def poisoned(shape, dtype):
+    if dtype is DataType.Bool:
+        return torch.full(shape, EXACT[dtype], dtype=torch.uint8, device="cuda").view(torch.bool)
+    return torch.full(shape, EXACT.get(dtype, float("nan")), dtype=torch_dtype(dtype), device="cuda")
 
 
 def check(name, build, shapes):
     fd = build()
     inputs = random_inputs(name, fd, shapes)
     refs = reference(fd, inputs)
-    out = [torch.full(r.shape if r.dim() else (), float("nan"), dtype=torch_dtype(t.dtype), device="cuda")
-           for r, t in zip(torch.broadcast_tensors(*refs), fd.outputs)]
+    out = [poisoned(r.shape if r.dim() else (), t.dtype) for r, t in zip(torch.broadcast_tensors(*refs), fd.outputs)]
     fd.execute(inputs, out=out)
     torch.cuda.synchronize()
     for o, r, t in zip(out, refs, fd.outputs):
         r = r.expand(o.shape)
+        if t.dtype in EXACT:              # booleans as their bytes: an unwritten 0xFF shows
+            got = o.view(torch.uint8) if t.dtype is DataType.Bool else o
+            wrong = (got.double() != r.double()).sum().item()
+            assert wrong == 0, f"{name}: {wrong} elements of output {t!r} differ from torch"
+            continue
         assert not torch.isnan(o).any(), f"{name}: unwritten (NaN) elements in output {t!r}"
         err = (o.double() - r).norm() / r.norm().clamp_min(1e-30)
         assert err < TOLERANCE[t.dtype], f"{name}: relative error {err:.3e} for {t!r}"
