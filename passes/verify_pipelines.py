@@ -141,10 +141,11 @@ def _explorations(func):
 
 
 def _max_stages(func) -> int:
+    """The most stages any mbarrier array has: the size of the arrays mbarrier_init initialises
+    (an i64 data tile is no barrier array)."""
     stages = [1]
-    func.walk(lambda op: stages.append(ir.MemRefType(op.results[0].type).shape[0]) or ir.WalkResult.ADVANCE
-              if op.name == "nvasync.smem_buffer" and str(ir.MemRefType(op.results[0].type).element_type) == "i64"
-              else ir.WalkResult.ADVANCE)
+    func.walk(lambda op: stages.append(ir.MemRefType(op.operands[0].type).shape[0]) or ir.WalkResult.ADVANCE
+              if op.name == "nvasync.mbarrier_init" else ir.WalkResult.ADVANCE)
     return max(stages)
 
 
