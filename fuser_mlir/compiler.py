@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from .backend.target import TargetOptions
 from .diagnostics import FusionError
 from .frontend.definition import Fusion
-from .frontend.dtypes import from_torch, torch_dtype
+from .frontend.dtypes import TORCH_DTYPE_NAMES, from_torch, torch_dtype
 from .frontend.fusion_ir import canonical, fusion_ir
 from .frontend.shapes import bind_shapes
 from .runtime import artifact as artifacts
@@ -80,8 +80,8 @@ def check_inputs(fd: Fusion, inputs) -> list[tuple[tuple[int, ...], object]]:
         dtype = from_torch(getattr(value, "dtype", None))
         if dtype is None:
             raise FusionError(f"input {t!r}: unsupported value {type(value).__name__} "
-                              f"{getattr(value, 'dtype', '')}; expected a torch tensor of float32, "
-                              "float16, bfloat16 or bool")
+                              f"{getattr(value, 'dtype', '')}; expected a torch tensor of "
+                              f"{', '.join(TORCH_DTYPE_NAMES)}")
         specs.append((tuple(value.shape), dtype))
     return specs
 

@@ -82,6 +82,7 @@ def result_type(tensor_dtypes, scalars) -> DataType:
 _TORCH_NAMES = {DataType.Float: "float32", DataType.Half: "float16", DataType.BFloat16: "bfloat16",
                 DataType.Int32: "int32", DataType.Int64: "int64", DataType.Bool: "bool"}
 _FROM_TORCH_NAME = {name: dtype for dtype, name in _TORCH_NAMES.items()}
+TORCH_DTYPE_NAMES = tuple(_TORCH_NAMES.values())       # what inputs may be, for error messages
 
 
 def torch_dtype(dtype: DataType):
