@@ -97,7 +97,8 @@ def bench(json_path):
 
     breakdown = {
         "signature key (2 inputs)": host_us(lambda: signature_key((x, y))),
-        "output allocation (torch.empty)": host_us(lambda: torch.empty(SHAPE, dtype=torch.bfloat16, device="cuda")),
+        "output allocation (the launcher's empty_like)": host_us(
+            lambda: torch.empty_like(launcher.out_templates[0], memory_format=torch.contiguous_format)),
         "tensormap re-encode (address changed)": host_us(encode),
         "cuLaunchKernel via ctypes": host_us(raw),
         "current stream lookup": host_us(lambda: torch._C._cuda_getCurrentRawStream(0)),
