@@ -1,37 +1,53 @@
 """fuser-pipeline-mbarriers: derive the mbarrier pipeline of every loop marked `nvasync.pipeline`.
 
-Rule (mode `pipelined`: one elected thread issues every load, all threads consume), for a loop
-`scf.for %i = 0 to %n step 1` with `nvasync.pipeline = {stages = S, prefetch = P, mode}` whose
-body issues `nvasync.pipeline_load`s of one stage's worth and consumes them:
+Rule.  A pipelined loop `scf.for %i = 0 to %n step 1` with
+`nvasync.pipeline = {stages = S, prefetch = P, mode, producer_regs, consumer_regs}` issues, in its
+body, `nvasync.pipeline_load`s of one stage's worth (each of a producer `role`) and consumes them;
+it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persistent tile loop).
   * stage buffers: every smem buffer the body touches gets S copies (stage 0 is the scheduler's,
     stages 1..S-1 follow the last buffer, 1024-byte aligned, in the same relative layout), so a
     stage's loads, its consumers and its outputs never share memory with another stage's; a
     layout over the 227 KiB a CTA may use is an error;
-  * one `full` mbarrier per stage after the buffers, initialised by the issuer with count 1: the
-    issuer's single `arrive.expect_tx` per stage and phase, announcing the bytes of every box the
-    stage loads (whole boxes: out-of-bounds elements are zero-filled and count);
-  * prologue: the issuer loads iterations 0..P-1 (each only if < n) into stages 0..P-1;
-  * steady state: the loop is unrolled by S so every buffer is static: round r, stage s,
-    i = r*S + s, under `i < n`: every thread waits `full[s]` with parity r & 1 (phase r of that
-    stage), runs the body on stage s, then the issuer refills stage (s+P) % S with iteration i+P
-    when i+P < n.  Trip count 0 runs nothing; n < P prefetches only n iterations;
-  * drain: every load issued is waited for (a load exists only for an i < n that is consumed), so
-    nothing is in flight at loop exit; the issuer invalidates the barriers after the loop.
-Decision: in this mode the issuer is also a consumer, so a stage's reads before its refill are an
-ordinary shared-memory WAR hazard that fuser-insert-syncs covers with one barrier (which the
-pointwise kernel's TMA store needs anyway); an `empty` mbarrier would add a second wait per stage.
-The fence after mbarrier init, its barrier and every other sync are likewise left to the sync
-passes.  Mode `warp_specialized` (producer roles in warp_role regions with their own full/empty
-pairs, setmaxnreg) is not built yet: it is reported as an error at the loop.
-
-The loads' coordinates may be computed in the body from %i by side-effect-free arith/gpu ops:
-that slice is re-evaluated for i + P.  The kernel's issue predicate (the elect_one-based guard of
-its other TMA ops) is reused, since bulk groups and mbarrier arrivals are per thread; without one,
-`tid < 32 && elect_one` is created at the kernel's entry.
+  * global iteration count: the loop's iterations are numbered across every execution of it by
+    the thread, g = g0 + i, where g0 (how many it ran before) is 0 at the kernel's top level and
+    otherwise carried through every enclosing loop as an extra iter_arg, advanced by n after the
+    loop.  Iteration g uses stage g % S in its phase g / S: phases carry across tiles, never reset;
+  * steady state: rounds r in [g0 / S, ceil((g0 + n) / S)), each unrolling the S stages so every
+    buffer is static: stage s runs iteration i = r*S + s - g0 when 0 <= i < n.  Waiting for data
+    is a wait on the stage's `full` barrier with parity r & 1; a producer waiting for a free stage
+    waits on `empty` with parity (r & 1) ^ 1 (the first round passes on fresh barriers);
+  * expect-tx: one `arrive.expect_tx` per producer role, stage and phase, announcing the bytes of
+    every box the role loads into the stage (whole boxes: out-of-bounds elements are zero-filled
+    and count); `full` barriers are initialised with count 1 (that arrival);
+  * `pipelined` (one elected issuer, every thread consumes): one `full` array; before the loop
+    the issuer loads iterations 0..P-1 (those < n), each into its stage (g0 + k) % S; stage s of
+    the steady state then refills stage (s + P) % S with iteration i + P when i + P < n.  Every
+    load issued is consumed, so nothing is in flight at loop exit.  Decision: the issuer is also
+    a consumer, so a stage's reads before its refill are an ordinary shared-memory WAR hazard
+    that fuser-insert-syncs covers with one barrier; an `empty` mbarrier would add a wait;
+  * `warp_specialized`: a producer warpgroup after the consumer warps (the block grows by 128
+    threads); each role has its own full/empty pair and one warp, whose elected lane runs the
+    role's loads in a copy of the loop nest that keeps only what the loads and trip counts need
+    (pure ops; anything else is an error).  Consumer warps run the loop nest and the rest of the
+    kernel; they wait on the `full` barrier of every role, run the body, then release the stage
+    with one arrival per warp on every role's `empty` barrier (`empty` initialised with the
+    number of consumer warps): a warp sync orders the warp's reads, then its elected lane
+    arrives.  setmaxnreg moves registers from the producers (dec) to the consumers (inc), the
+    budget checked against the SM's 65536.  A consumer's release after asynchronous reads (wgmma)
+    is ordered by fuser-flush-wgmma, which sees the arrival as a release;
+  * the issuer initialises the barriers before the loop nest and invalidates them after it
+    (after the roles in warp_specialized mode).
+The loads' coordinates may be computed in the body from %i (and outside it from enclosing loop
+indices) by side-effect-free arith/index/gpu ops: that slice is re-evaluated for the iteration
+loaded.  The kernel's issue predicate (the elect_one-based guard of its other TMA ops, computed
+in the kernel's entry block) is reused, since bulk groups and mbarrier arrivals are per thread;
+without one, `tid < 32 && elect_one` is created at the kernel's entry.
 
 Contract
-  in:  gpu.func kernels; pipelined loops as above (no iter_args, constant lower bound 0, step 1,
-       pipeline_loads directly in the body), no mbarrier ops of their own.
+  in:  gpu.func kernels; pipelined loops as above (constant lower bound 0, step 1,
+       pipeline_loads directly in the body, whose coordinates do not depend on carried values),
+       nested only in scf.for loops, no mbarrier ops of their own; in warp_specialized mode one
+       pipelined loop per kernel and a `gpu.known_block_size` of whole consumer warpgroups.
   out: the loops rewritten with tma_load / mbarrier ops; every op this pass creates for the
        protocol carries `fuser.pipeline = "<its role>"`; no barrier, fence or bulk wait.
 """
@@ -169,10 +185,9 @@ class _Pipeline:
         view = loop.opview
         if not _is_const(view.lowerBound, 0) or not _is_const(view.step, 1):
             raise PipelineError(loop, "a pipelined loop must run from 0 with step 1")
-        if len(view.initArgs):
-            raise PipelineError(loop, "a pipelined loop cannot carry values (iter_args)")
         self.body = view.body
         self.iv = view.induction_variable
+        self.n = view.upperBound
         self.loads = [op for op in self.body.operations if op.operation.name == "nvasync.pipeline_load"]
         if not self.loads:
             raise PipelineError(loop, "the loop has no nvasync.pipeline_load directly in its body")
@@ -183,6 +198,18 @@ class _Pipeline:
         if nested:
             raise PipelineError(nested[0], "a pipelined loop's loads are nvasync.pipeline_load ops directly in "
                                            "its body, with no mbarrier protocol of their own")
+        self.nest = self.enclosing_loops()
+
+    def enclosing_loops(self) -> list:
+        """The scf.for loops around the pipelined loop, innermost first."""
+        loops, parent = [], self.loop.parent
+        while parent.name != "gpu.func":
+            if parent.name != "scf.for":
+                raise PipelineError(self.loop, f"a pipelined loop may be nested in scf.for loops only, not in "
+                                               f"'{parent.name}': its phases are counted per run of the loop")
+            loops.append(parent)
+            parent = parent.parent
+        return loops
 
     # --- stage buffers ---------------------------------------------------------------------------
     def stage_buffers(self):
@@ -243,12 +270,7 @@ class _Pipeline:
         return _round_up(8 * self.options.stages, 16)      # smem buffers sit at 16-byte offsets
 
     def _inside_loop(self, op) -> bool:
-        parent = op.parent
-        while parent is not None and parent.name != "gpu.func":
-            if parent == self.loop.operation:
-                return True
-            parent = parent.parent
-        return False
+        return _inside(op, self.loop)
 
     # --- the issuing thread ----------------------------------------------------------------------
     def issuer(self):
@@ -260,9 +282,13 @@ class _Pipeline:
         if len(predicates) > 1:
             raise PipelineError(self.loop, "the kernel computes several issue predicates; bulk groups and "
                                            "mbarrier arrivals are per thread, so compute one")
-        if predicates:
-            return next(iter(predicates.values()))
         entry = self.func.regions[0].blocks[0]
+        if predicates:
+            predicate = next(iter(predicates.values()))
+            if predicate.owner.parent != self.func:
+                raise PipelineError(predicate.owner, "compute the kernel's issue predicate in its entry block: the "
+                                                     "issuer initialises the pipeline's barriers before the loops")
+            return predicate
         with ir.InsertionPoint(entry.operations[0]):
             tid = gpu.thread_id(gpu.Dimension.x)
             first_warp = arith.cmpi(arith.CmpIPredicate.ult, tid, _index(32))
@@ -276,21 +302,23 @@ class _Pipeline:
         while stack:
             value, load = stack.pop()
             if isinstance(value, ir.BlockArgument):
+                if value.owner == self.body and value != self.iv:
+                    raise PipelineError(load, "the load's coordinates depend on a value the loop carries; "
+                                              "producers run ahead of the consumers that compute it")
                 continue
             owner = value.owner
             if owner in body_ops and owner not in needed:
-                if len(owner.regions) or not owner.name.startswith(("arith.", "index.", "gpu.")):
-                    raise PipelineError(load, f"the load's coordinates depend on '{owner.name}'; they must be "
-                                              "computed by side-effect-free arith ops from the loop index")
+                _require_pure(owner, load)
                 needed.add(owner)
                 stack.extend((v, load) for v in owner.operands)
         return sorted(needed, key=body_ops.__getitem__)
 
-    def issue(self, iteration, stage: int, copies, full, slice_ops, loads):
-        """At the current insertion point: the issuer's expect-tx and `loads` of `iteration` into `stage`."""
+    def issue(self, iteration, stage: int, copies, full, slice_ops, loads, outer=None, name="full"):
+        """At the current insertion point: one role's expect-tx and `loads` of `iteration` into
+        `stage`; `outer` maps values of the loop nest to the producer's copies of them."""
         tx = sum(memref_bytes(load.operation.opview.dst.type) for load in loads)
-        _mark(nvasync.MbarrierArriveExpectTxOp(full, _index(stage), bytes=tx), "full: arrive.expect_tx")
-        mapping = {self.iv: iteration}
+        _mark(nvasync.MbarrierArriveExpectTxOp(full, _index(stage), bytes=tx), f"{name}: arrive.expect_tx")
+        mapping = {**(outer or {}), self.iv: iteration}
         for op in slice_ops:
             clone = op.clone(ip=ir.InsertionPoint.current)
             _remap(clone, mapping)
@@ -301,55 +329,97 @@ class _Pipeline:
             coords = [mapping.get(c, c) for c in view.coords]
             nvasync.TmaLoadOp(mapping.get(view.desc, view.desc), copies[view.dst][stage], full, _index(stage), coords)
 
+    # --- the global iteration count ------------------------------------------------------------------
+    def thread_counter(self):
+        """g0, the iterations of this loop the thread ran before (None: 0, at the kernel's top
+        level): an extra iter_arg of every enclosing loop, advanced by n after the loop."""
+        child = placeholder = g0 = None
+        for level, enclosing in enumerate(self.nest):
+            with ir.InsertionPoint(enclosing), enclosing.location:
+                init = _index(0)            # the parent's counter replaces it; the outermost keeps 0
+            rebuilt = _with_iter_arg(enclosing, init)
+            before = rebuilt.inner_iter_args[-1]
+            if child is None:
+                g0 = before
+                with ir.InsertionPoint(self.loop), self.loop.location:
+                    after = arith.addi(before, self.n)
+            else:
+                placeholder.replace_all_uses_with(before)
+                placeholder.owner.erase()
+                after = child.results[-1]
+            _append_yield(rebuilt, after)
+            self.nest[level] = rebuilt.operation
+            child, placeholder = rebuilt, init
+        return g0
+
     # --- the rewrite -------------------------------------------------------------------------------
     def rewrite(self):
         issuer = self.issuer()
         copies, barriers_at = self.stage_buffers()
         slices = self.producer_slice()
-        with ir.InsertionPoint(self.loop), self.loop.location:
+        g0 = self.thread_counter()
+        unit = self.nest[-1] if self.nest else self.loop.operation
+        with ir.InsertionPoint(unit), self.loop.location:
             arrays = [nvasync.SmemBufferOp(ir.MemRefType.get(
                 [self.options.stages], ir.IntegerType.get_signless(64),
                 memory_space=ir.Attribute.parse("#gpu.address_space<workgroup>")),
                 offset=barriers_at + self.barrier_array_bytes() * k).buffer for k in range(self.barrier_arrays())]
-            if self.options.mode == "pipelined":
-                self.pipelined(issuer, copies, slices, arrays[0])
-            else:
-                self.warp_specialized(issuer, copies, slices, arrays)
-            with _then(issuer):
-                for k, array in enumerate(arrays):
-                    name = "full" if k % 2 == 0 else "empty"
-                    for s in range(self.options.stages):
-                        _mark(nvasync.MbarrierInvalOp(array, _index(s)), f"{name}: inval")
+        if self.options.mode == "pipelined":
+            last = self.pipelined(issuer, copies, slices, arrays[0], g0, unit)
+        else:
+            last = self.warp_specialized(issuer, copies, slices, arrays, g0, unit)
+        names = ["full"] if self.options.mode == "pipelined" else \
+            [f"{kind}[{role}]" for role in self.roles() for kind in ("full", "empty")]
+        with ir.InsertionPoint.after(last), self.loop.location, _then(issuer):
+            for name, array in zip(names, arrays):
+                for s in range(self.options.stages):
+                    _mark(nvasync.MbarrierInvalOp(array, _index(s)), f"{name}: inval")
         self.loop.erase()
 
-    def pipelined(self, issuer, copies, slices, full):
+    def init_barriers(self, issuer, unit, counts: dict):
+        """Before the loop nest, the issuer initialises array -> (count, what arrives)."""
+        with ir.InsertionPoint(unit), self.loop.location, _then(issuer):
+            for (name, array), (count, who) in counts.items():
+                for s in range(self.options.stages):
+                    _mark(nvasync.MbarrierInitOp(array, _index(s), count=count), f"{name}: init ({who})")
+
+    def pipelined(self, issuer, copies, slices, full, g0, unit):
         """One elected thread issues, every thread consumes (see the module docstring)."""
-        S, P = self.options.stages, self.options.prefetch
-        n = self.loop.opview.upperBound
-        with _then(issuer):
-            for s in range(S):
-                _mark(nvasync.MbarrierInitOp(full, _index(s), count=1), "full: init (1 arrival: the issuer)")
-        with _then(issuer):
-            for k in range(P):
-                with _then(arith.cmpi(arith.CmpIPredicate.ult, _index(k), n)):
-                    self.issue(_index(k), k, copies, full, slices, self.loads)
-        with self.rounds(n) as (r, stage_iterations):
-            parity = _parity(r, flip=False)
-            for s, i in stage_iterations:
-                _mark(nvasync.MbarrierTryWaitParityOp(full, _index(s), parity), "full: wait")
-                self.clone_body(i, s, copies)
+        S, P, n = self.options.stages, self.options.prefetch, self.n
+        self.init_barriers(issuer, unit, {("full", full): (1, "1 arrival: the issuer")})
+        with ir.InsertionPoint(self.loop), self.loop.location:
+            with _then(issuer):
+                for s in range(S):
+                    # the prologue iteration k that lands in stage s: (g0 + k) % S == s
+                    if g0 is None:
+                        if s >= P:
+                            continue
+                        k, wanted = _index(s), arith.cmpi(arith.CmpIPredicate.ult, _index(s), n)
+                    else:
+                        k = arith.remui(arith.subi(_index(s + S), arith.remui(g0, _index(S))), _index(S))
+                        wanted = arith.andi(arith.cmpi(arith.CmpIPredicate.ult, k, _index(P)),
+                                            arith.cmpi(arith.CmpIPredicate.ult, k, n))
+                    with _then(wanted):
+                        self.issue(k, s, copies, full, slices, self.loads)
+
+            def stage(r, s, i, values):
+                _mark(nvasync.MbarrierTryWaitParityOp(full, _index(s), _parity(r, flip=False)), "full: wait")
+                out = self.clone_body(i, s, copies, values)
                 with _then(issuer):
                     ahead = arith.addi(i, _index(P))
                     with _then(arith.cmpi(arith.CmpIPredicate.ult, ahead, n)):
                         self.issue(ahead, (s + P) % S, copies, full, slices, self.loads)
+                return out
 
-    def warp_specialized(self, issuer, copies, slices, arrays):
+            self.replace_loop(self.rounds(g0, list(self.loop.opview.initArgs), stage))
+        return unit
+
+    def warp_specialized(self, issuer, copies, slices, arrays, g0, unit):
         """Producer warps (one per role, its elected lane runs it) in a producer warpgroup after
         the consumer warps; each role has its own full/empty pair; consumers wait on the full
         barrier of every role and release each stage with one arrival per warp (a warp sync,
         then its elected lane)."""
         S, opts = self.options.stages, self.options
-        n = self.loop.opview.upperBound
         roles = self.roles()
         if len(roles) > 4:
             raise PipelineError(self.loop, f"{len(roles)} producer roles; a producer warpgroup has 4 warps")
@@ -365,40 +435,105 @@ class _Pipeline:
         self.func.attributes["gpu.known_block_size"] = ir.DenseI32ArrayAttr.get([consumers + 128, 1, 1])
         first_producer = consumers // 32
         pairs = {role: (arrays[2 * k], arrays[2 * k + 1]) for k, role in enumerate(roles)}
-        with _then(issuer):
-            for role, (full, empty) in pairs.items():
-                for s in range(S):
-                    _mark(nvasync.MbarrierInitOp(full, _index(s), count=1),
-                          f"full[{role}]: init (1 arrival: the role's elected lane)")
-                    _mark(nvasync.MbarrierInitOp(empty, _index(s), count=consumers // 32),
-                          f"empty[{role}]: init ({consumers // 32} arrivals: one per consumer warp)")
-        with _role(first_producer, 4):
-            if opts.producer_regs is not None:
-                nvasync.SetmaxnregOp(regs=opts.producer_regs, action="dec")
-            warp = arith.divui(gpu.thread_id(gpu.Dimension.x), _index(32))
-            for k, (role, (full, empty)) in enumerate(pairs.items()):
-                # One thread runs the role: its elected lane waits for free stages and loads.
-                in_warp = arith.cmpi(arith.CmpIPredicate.eq, warp, _index(first_producer + k))
-                with _then(arith.andi(in_warp, nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected)):
-                    with self.rounds(n) as (r, stage_iterations):
-                        parity = _parity(r, flip=True)      # the first S waits pass on fresh barriers
-                        for s, i in stage_iterations:
-                            _mark(nvasync.MbarrierTryWaitParityOp(empty, _index(s), parity), f"empty[{role}]: wait")
-                            self.issue(i, s, copies, full, slices, roles[role])
-        with _role(0, consumers // 32):
-            if opts.consumer_regs is not None:
-                nvasync.SetmaxnregOp(regs=opts.consumer_regs, action="inc")
-            elected = nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected
-            with self.rounds(n) as (r, stage_iterations):
-                parity = _parity(r, flip=False)
-                for s, i in stage_iterations:
-                    for role, (full, _) in pairs.items():
-                        _mark(nvasync.MbarrierTryWaitParityOp(full, _index(s), parity), f"full[{role}]: wait")
-                    self.clone_body(i, s, copies)
-                    _mark(nvasync.WarpSyncOp(), "consumer warp: reads done before its release")
-                    with _then(elected):
-                        for role, (_, empty) in pairs.items():
-                            _mark(nvasync.MbarrierArriveOp(empty, _index(s)), f"empty[{role}]: arrive (consumer warp)")
+        counts = {}
+        for role, (full, empty) in pairs.items():
+            counts[(f"full[{role}]", full)] = (1, "1 arrival: the role's elected lane")
+            counts[(f"empty[{role}]", empty)] = (consumers // 32, f"{consumers // 32} arrivals: one per consumer warp")
+        self.init_barriers(issuer, unit, counts)
+        keep = self.producer_needs(unit, g0)
+        with ir.InsertionPoint(unit), self.loop.location:
+            with _role(first_producer, 4):
+                if opts.producer_regs is not None:
+                    nvasync.SetmaxnregOp(regs=opts.producer_regs, action="dec")
+                warp = arith.divui(gpu.thread_id(gpu.Dimension.x), _index(32))
+                for k, (role, (full, empty)) in enumerate(pairs.items()):
+                    # One thread runs the role: its elected lane waits for free stages and loads.
+                    in_warp = arith.cmpi(arith.CmpIPredicate.eq, warp, _index(first_producer + k))
+                    with _then(arith.andi(in_warp, nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected)):
+                        self.producer_nest(len(self.nest) - 1, {}, keep, g0, full, empty, copies, slices,
+                                           roles[role], role)
+            consumer_role = nvasync.WarpRoleOp(first_warp=0, num_warps=consumers // 32)
+            block = consumer_role.operation.regions[0].blocks.append()
+            with ir.InsertionPoint(block):
+                if opts.consumer_regs is not None:
+                    nvasync.SetmaxnregOp(regs=opts.consumer_regs, action="inc")
+                elected = nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected
+        # The consumers run the loop nest and the rest of the kernel.
+        kernel_block = self.func.regions[0].blocks[0]
+        rest = list(kernel_block.operations)
+        rest = rest[[op.operation for op in rest].index(unit):-1]
+        for op in rest:
+            block.append(op.operation)
+        with ir.InsertionPoint(block):
+            gpu.YieldOp([])
+
+        def stage(r, s, i, values):
+            for role, (full, _) in pairs.items():
+                _mark(nvasync.MbarrierTryWaitParityOp(full, _index(s), _parity(r, flip=False)), f"full[{role}]: wait")
+            out = self.clone_body(i, s, copies, values)
+            _mark(nvasync.WarpSyncOp(), "consumer warp: reads done before its release")
+            with _then(elected):
+                for role, (_, empty) in pairs.items():
+                    _mark(nvasync.MbarrierArriveOp(empty, _index(s)), f"empty[{role}]: arrive (consumer warp)")
+            return out
+
+        with ir.InsertionPoint(self.loop), self.loop.location:
+            self.replace_loop(self.rounds(g0, list(self.loop.opview.initArgs), stage))
+        return consumer_role.operation
+
+    def producer_needs(self, unit, g0) -> set:
+        """The ops inside the loop nest (outside the pipelined loop) a producer's copy of the
+        nest needs: what computes the loops' bounds, the counter and the loads' operands."""
+        roots = [self.n]
+        for loop in self.nest:
+            view = loop.opview
+            terminator = list(view.body.operations)[-1]
+            roots += [view.lowerBound, view.upperBound, view.step, view.initArgs[-1], terminator.operands[-1]]
+        for op in [*self.producer_slice(), *self.loads]:
+            roots += [v for v in op.operands]
+        needed, stack = set(), list(roots)
+        nest_ops = set(self.nest)
+        while stack:
+            value = stack.pop()
+            if isinstance(value, ir.BlockArgument):
+                continue
+            owner = value.owner
+            if owner.operation in nest_ops or owner.operation in needed or _inside(owner, self.loop) \
+                    or not _inside(owner, unit):
+                continue
+            _require_pure(owner, self.loop)
+            needed.add(owner.operation)
+            stack.extend(owner.operands)
+        return needed
+
+    def producer_nest(self, level, mapping, keep, g0, full, empty, copies, slices, loads, role):
+        """A producer's copy of the loop nest around the pipelined loop (levels outermost first):
+        the loops, their counters and the ops in `keep`; at the bottom, the role's rounds."""
+        if level < 0:
+            def stage(r, s, i, values):
+                _mark(nvasync.MbarrierTryWaitParityOp(empty, _index(s), _parity(r, flip=True)),
+                      f"empty[{role}]: wait")
+                self.issue(i, s, copies, full, slices, loads, mapping, f"full[{role}]")
+                return []
+            self.rounds(mapping.get(g0, g0) if g0 is not None else None, [], stage, mapping.get(self.n, self.n))
+            return
+        view = self.nest[level].opview
+        m = lambda v: mapping.get(v, v)     # noqa: E731
+        loop = scf.ForOp(m(view.lowerBound), m(view.upperBound), m(view.step), [m(view.initArgs[-1])])
+        mapping[view.induction_variable] = loop.induction_variable
+        mapping[view.inner_iter_args[-1]] = loop.inner_iter_args[0]
+        inner = self.nest[level - 1] if level else self.loop.operation
+        with ir.InsertionPoint(loop.body):
+            for op in view.body.operations:
+                if op.operation == inner:
+                    self.producer_nest(level - 1, mapping, keep, g0, full, empty, copies, slices, loads, role)
+                elif op.operation in keep:
+                    clone = op.operation.clone(ip=ir.InsertionPoint.current)
+                    _remap(clone, mapping)
+                    for old, new in zip(op.results, clone.results):
+                        mapping[old] = new
+            scf.YieldOp([m(list(view.body.operations)[-1].operands[-1])])
+        mapping[self.nest[level].results[-1]] = loop.results[0]
 
     def block_threads(self) -> int:
         dims = block_dims(self.func)
@@ -406,33 +541,93 @@ class _Pipeline:
             raise PipelineError(self.func, "warp specialization needs the kernel's gpu.known_block_size")
         return dims[0]
 
-    @contextmanager
-    def rounds(self, n):
-        """`for r in [0, ceil(n / S))`, its S stages unrolled, each under `r*S + s < n`: yields
-        (r, iterator of (s, i)) with the insertion point inside stage s's guard while iterated."""
-        S = self.options.stages
-        loop = scf.ForOp(_index(0), arith.ceildivui(n, _index(S)), _index(1))
+    def rounds(self, g0, carried, stage, n=None):
+        """The steady state: `for r in [g0 / S, ceil((g0 + n) / S))` with its S stages unrolled,
+        stage s running iteration i = r*S + s - g0 when 0 <= i < n as
+        `stage(r, s, i, values) -> values` (the values carried, in and out).  Returns the values
+        carried out of the last round."""
+        S, n = self.options.stages, n if n is not None else self.n
+        end = n if g0 is None else arith.addi(g0, n)
+        begin = _index(0) if g0 is None else arith.divui(g0, _index(S))
+        loop = scf.ForOp(begin, arith.ceildivui(end, _index(S)), _index(1), carried)
         with ir.InsertionPoint(loop.body):
-            r = loop.induction_variable
+            r, values = loop.induction_variable, list(loop.inner_iter_args)
+            for s in range(S):
+                g = arith.addi(arith.muli(r, _index(S)), _index(s))
+                wanted = arith.cmpi(arith.CmpIPredicate.ult, g, end)
+                i = g
+                if g0 is not None:
+                    wanted = arith.andi(wanted, arith.cmpi(arith.CmpIPredicate.uge, g, g0))
+                    i = arith.subi(g, g0)
+                guard = scf.IfOp(wanted, [v.type for v in values], has_else=bool(values))
+                with ir.InsertionPoint(guard.then_block):
+                    scf.YieldOp(stage(r, s, i, values))
+                if values:
+                    with ir.InsertionPoint(guard.else_block):
+                        scf.YieldOp(values)
+                values = list(guard.results)
+            scf.YieldOp(values)
+        return list(loop.results)
 
-            def stages():
-                for s in range(S):
-                    i = arith.addi(arith.muli(r, _index(S)), _index(s))
-                    with _then(arith.cmpi(arith.CmpIPredicate.ult, i, n)):
-                        yield s, i
+    def replace_loop(self, results):
+        for old, new in zip(self.loop.results, results):
+            old.replace_all_uses_with(new)
 
-            yield r, stages()
-            scf.YieldOp([])
-
-    def clone_body(self, i, stage: int, copies):
-        mapping = {self.iv: i, **{buffer: per_stage[stage] for buffer, per_stage in copies.items()}}
+    def clone_body(self, i, stage: int, copies, values):
+        """The body for iteration i on `stage`'s buffers, carried values in; returns those out."""
+        mapping = {self.iv: i, **{buffer: per_stage[stage] for buffer, per_stage in copies.items()},
+                   **dict(zip(self.loop.opview.inner_iter_args, values))}
         for op in self.body.operations:
-            if op.operation.name in ("scf.yield", "nvasync.pipeline_load"):
+            if op.operation.name == "scf.yield":
+                return [mapping.get(v, v) for v in op.operands]
+            if op.operation.name == "nvasync.pipeline_load":
                 continue
             clone = op.clone(ip=ir.InsertionPoint.current)
             _remap(clone, mapping)
             for old, new in zip(op.results, clone.results):
                 mapping[old] = new
+        return []
+
+
+def _inside(op, ancestor) -> bool:
+    parent = op.parent
+    while parent is not None and parent.name != "gpu.func":
+        if parent == ancestor:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _require_pure(op, where) -> None:
+    if len(op.regions) or not op.name.startswith(("arith.", "index.", "gpu.")):
+        raise PipelineError(where, f"the loads' coordinates or trip counts depend on '{op.name}'; producers "
+                                   "recompute them, so they must come from side-effect-free arith ops")
+
+
+def _with_iter_arg(loop, init):
+    """`loop` rebuilt with one more carried value (initialised to `init`; its body moved over,
+    still yielding the old values: see _append_yield)."""
+    view = loop.opview
+    with ir.InsertionPoint(loop), loop.location:
+        rebuilt = scf.ForOp(view.lowerBound, view.upperBound, view.step, [*view.initArgs, init])
+    for name in loop.attributes:
+        rebuilt.operation.attributes[name] = loop.attributes[name]
+    view.induction_variable.replace_all_uses_with(rebuilt.induction_variable)
+    for old, new in zip(view.inner_iter_args, rebuilt.inner_iter_args):
+        old.replace_all_uses_with(new)
+    for op in list(view.body.operations):
+        rebuilt.body.append(op.operation)
+    for old, new in zip(loop.results, rebuilt.results):
+        old.replace_all_uses_with(new)
+    loop.erase()
+    return rebuilt
+
+
+def _append_yield(loop, value) -> None:
+    old = list(loop.body.operations)[-1]
+    with ir.InsertionPoint(old), old.location:
+        scf.YieldOp([*old.operands, value])
+    old.erase()
 
 
 def _remap(op, mapping) -> None:

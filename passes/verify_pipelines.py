@@ -1,7 +1,9 @@
 """fuser-verify-pipelines: an independent check of every kernel's mbarrier protocol, by execution.
 
 Rule: for every trip count 0..2S+1 of each pipelined loop (S: the most stages any barrier array
-has), the protocol the kernel would run is executed on an abstract machine and must
+has; in a loop nest, e.g. a persistent tile loop around a pipelined K loop, every combination in
+which the other trip count is 0..3, so idle tails and phases carried across tiles are covered),
+the protocol the kernel would run is executed on an abstract machine and must
   * initialise every mbarrier before any thread uses it, and not use one after `inval`, nor
     invalidate one another thread still uses;
   * bring exactly the init count of arrivals to every phase (more is an error at once; fewer
@@ -18,11 +20,12 @@ all their threads), so "the issuer", each role's warps and "every other thread" 
 of the classes they cover, `warp_sync` one of the classes sharing a warp.  Schedules: round robin, and for each class one where it always runs
 first and one where it always runs last, which is where lagging waiters and early uses show.
 
-The protocol's control flow may depend only on constants, loop indices, the thread's identity
-(`thread_id`, `elect_one`) and uniform values (kernel arguments, block ids, and what is computed
-from them); such a uniform value that bounds a loop or decides a branch around protocol ops is a
-*trip parameter*, bound in turn to every trip count explored.  Anything else the protocol depends
-on is reported as undecidable.  It shares no code with fuser-pipeline-mbarriers.
+The protocol's control flow may depend only on constants, loop indices, integers carried by
+loops, the thread's identity (`thread_id`, `elect_one`) and uniform values (kernel arguments,
+block ids, and what is computed from them); such a uniform value that bounds a loop or decides a
+branch around protocol ops is a *trip parameter*, bound in turn to every trip count explored.
+Anything else the protocol depends on is reported as undecidable.  It shares no code with
+fuser-pipeline-mbarriers.
 
 Contract: any kernel IR in (after fuser-pipeline-mbarriers; syncs optional); unchanged out.  Each
 violation is an error at the op concerned, naming the trip count and the thread class; the pass
@@ -42,6 +45,7 @@ PROTOCOL_OPS = ("nvasync.mbarrier_init", "nvasync.mbarrier_arrive", "nvasync.mba
                 "nvasync.sync_threads", "nvasync.named_barrier", "nvasync.warp_sync")
 WARP_SYNC = -1          # the barrier "id" of a warp_sync event
 MAX_EXPLORED_PARAMETERS = 2
+NESTED_TRIPS = 3        # with two trip parameters, all but one stay within 0..3 (the traces grow as their product)
 
 
 class ProtocolError(Exception):
@@ -137,7 +141,8 @@ def _explorations(func):
                                   f"{MAX_EXPLORED_PARAMETERS} are explored")
     counts = range(0, 2 * _max_stages(func) + 2)
     for values in itertools.product(counts, repeat=len(parameters)):
-        yield classes, dict(zip(parameters, values)), "trip count " + "/".join(map(str, values))
+        if sum(v > NESTED_TRIPS for v in values) <= 1:
+            yield classes, dict(zip(parameters, values)), "trip count " + "/".join(map(str, values))
 
 
 def _max_stages(func) -> int:
@@ -211,12 +216,14 @@ class _Interpreter:
     def eval(self, value) -> int:
         if value in self.bindings:
             return self.bindings[value]
+        if value in self.ivs:
+            return self.ivs[value]
         if isinstance(value, ir.BlockArgument):
-            if value in self.ivs:
-                return self.ivs[value]
-            raise Undecidable()                 # a kernel argument: uniform, unknown
+            raise Undecidable()                 # a kernel argument (or a carried value not known yet)
         op = value.owner
         name = op.name
+        if name == "scf.for":
+            raise Undecidable()                 # a carried value the loop did not make known
         if name == "arith.constant":
             attr = op.attributes["value"]
             return int(ir.BoolAttr(attr).value) if isinstance(attr, ir.BoolAttr) else ir.IntegerAttr(attr).value
@@ -236,6 +243,23 @@ class _Interpreter:
         if name == "arith.select":
             return args[1] if args[0] else args[2]
         raise ProtocolError(op, f"the mbarrier protocol depends on '{name}', which this check cannot evaluate")
+
+    def known(self, value):
+        """The integer `value` holds, or None (not an integer, or not decidable here): loop-carried
+        integers (a global iteration count) are tracked, anything else is not the protocol's."""
+        if not isinstance(value.type, (ir.IndexType, ir.IntegerType)):
+            return None
+        try:
+            return self.eval(value)
+        except (Undecidable, ProtocolError):
+            return None
+
+    def bind(self, values, known) -> None:
+        for value, v in zip(values, known):
+            if v is None:
+                self.ivs.pop(value, None)
+            else:
+                self.ivs[value] = v
 
     def decide(self, value) -> int:
         try:
@@ -285,9 +309,13 @@ class _Interpreter:
                 return
             view = op.opview
             lower, upper, step = (self.decide(v) for v in (view.lowerBound, view.upperBound, view.step))
+            carried = [self.known(v) for v in view.initArgs]
             for i in range(lower, upper, step) if not self.collecting else [lower]:
                 self.ivs[view.induction_variable] = i
+                self.bind(view.inner_iter_args, carried)
                 self.run_block(view.body)
+                carried = [self.known(v) for v in list(view.body.operations)[-1].operands]
+            self.bind(op.results, carried)
         elif name == "nvasync.warp_role":
             first, count = op.attributes["first_warp"].value, op.attributes["num_warps"].value
             if first <= self.thread.tid // 32 < first + count:

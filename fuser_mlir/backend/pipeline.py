@@ -107,9 +107,10 @@ class PassPipeline:
 
 # Derive every barrier, fence and wait, then check the result independently.
 SYNC_PASSES = ["fuser-insert-syncs", "fuser-insert-proxy-fences", "fuser-flush-wgmma", "fuser-verify-syncs"]
-# Fusion IR -> kernel IR with derived pipelines and synchronization.
-SCHEDULE_PASSES = ["fuser-verify-dialects", "fuser-schedule", "fuser-pipeline-mbarriers", *SYNC_PASSES,
-                   "fuser-verify-pipelines"]
+# Kernel IR with pipelined loops (nvasync.pipeline_load) -> derived pipelines and synchronization.
+DERIVE_PASSES = ["fuser-verify-dialects", "fuser-pipeline-mbarriers", *SYNC_PASSES, "fuser-verify-pipelines"]
+# Fusion IR -> kernel IR, then as above.
+SCHEDULE_PASSES = ["fuser-verify-dialects", "fuser-schedule", *DERIVE_PASSES[1:]]
 
 
 def lower_to_llvm_elements(target: TargetOptions) -> list[str]:
@@ -136,10 +137,13 @@ def lower_to_llvm_elements(target: TargetOptions) -> list[str]:
 
 
 def lower_to_llvm(module, target: TargetOptions = TargetOptions()) -> None:
-    """Lower a module to LLVM/NVVM: its fusion funcs are scheduled into kernels first (with derived
-    syncs); kernels already in gpu.modules (nvasync and upstream dialects) lower as they are."""
+    """Lower a module to LLVM/NVVM: its fusion funcs are scheduled into kernels first, and kernels
+    with pipelined loops get their pipelines and synchronization derived; other kernels (nvasync
+    with hand-written protocol, upstream dialects) lower as they are."""
     if has_fusions(module):
         PassPipeline(SCHEDULE_PASSES).run(module)
+    elif has_pipelined_loops(module):
+        PassPipeline(DERIVE_PASSES).run(module)
     if target.deadlock_guard_ms:
         from ..passes.lower_nvasync import set_deadlock_guard
 
@@ -176,6 +180,15 @@ def has_fusions(module) -> bool:
 
     return any(op.operation.name == "func.func" and FUSION_ATTR in op.operation.attributes
                for op in module.body.operations)
+
+
+def has_pipelined_loops(module) -> bool:
+    from mlir import ir
+
+    found = []
+    module.operation.walk(lambda op: found.append(op) or ir.WalkResult.INTERRUPT
+                          if op.name == "nvasync.pipeline_load" else ir.WalkResult.ADVANCE)
+    return bool(found)
 
 
 def _gpu_modules(module):
