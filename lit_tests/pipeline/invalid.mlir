@@ -169,3 +169,67 @@ gpu.module @kernels {
   }
 }
 }
+
+// -----
+
+// a pipelined loop under a condition: its phases are counted per run of the loop, so it may sit in loops only
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index, %go: i1) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %buf = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    scf.if %go {
+      // expected-error @below {{a pipelined loop may be nested in scf.for loops only, not in 'scf.if'}}
+      scf.for %i = %c0 to %n step %c1 {
+        "nvasync.pipeline_load"(%d, %buf, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+      } {nvasync.pipeline = {stages = 2 : i64}}
+    }
+    gpu.return
+  }
+}
+}
+
+// -----
+
+// a load whose coordinate the loop carries: producers run ahead of the consumers computing it
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %buf = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%row = %c0_i32) -> i32 {
+      // expected-error @below {{the load's coordinates depend on a value the loop carries}}
+      "nvasync.pipeline_load"(%d, %buf, %row, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+      %next = arith.addi %row, %row : i32
+      scf.yield %next : i32
+    } {nvasync.pipeline = {stages = 2 : i64}}
+    gpu.return
+  }
+}
+}
+
+// -----
+
+// warp specialized: a tile coordinate loaded from memory in the tile loop cannot be recomputed by the producer
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index, %tiles: index, %order: memref<64xi32>) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %buf = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    scf.for %t = %c0 to %tiles step %c1 {
+      %x = memref.load %order[%t] : memref<64xi32>
+      // expected-error @below {{the loads' coordinates or trip counts depend on 'memref.load'}}
+      scf.for %i = %c0 to %n step %c1 {
+        "nvasync.pipeline_load"(%d, %buf, %c0_i32, %x) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+      } {nvasync.pipeline = {stages = 2 : i64, mode = "warp_specialized"}}
+    }
+    gpu.return
+  }
+}
+}
