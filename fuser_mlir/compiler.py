@@ -10,6 +10,10 @@ aligned inputs of the output's shape and the strided one otherwise (`schedule=` 
 The first two steps run everywhere (the GPU machine too, to find cached kernels and size
 launches); MLIR is imported only to build a missing artifact.  Artifacts are cached by
 (scheduler, canonical definition, params, target, compiler fingerprint).
+
+The artifact's launch block and dynamic shared memory are read from the final kernel IR (after
+the pipelining and sync passes), not from the schedule: fuser-pipeline-mbarriers adds a producer
+warpgroup (warp_specialized) and the mbarrier arrays, so only the kernel knows its real size.
 """
 from __future__ import annotations
 
@@ -159,7 +163,28 @@ def _build(fd: Fusion, scheduler, params, target: TargetOptions, key: str) -> ar
         module = ir.Module.parse(text)
         PassPipeline(SCHEDULE_PASSES).run(module)
         kernel_ir = str(module)
+        launch = kernel_launch(module, scheduler.name)       # before lowering rewrites the gpu.func
         ptx = compile_to_ptx(module, target)[KERNEL_MODULE]
     cubin = ptxas.assemble(ptx, target.arch).cubin if ptxas.find_ptxas() else None
-    meta = {"entry": scheduler.name, **scheduler.meta(params), "fusion_ir": text, "kernel_ir": kernel_ir}
+    meta = {"entry": scheduler.name, **scheduler.meta(params), **launch, "fusion_ir": text, "kernel_ir": kernel_ir}
     return artifacts.Artifact(key, ptx, cubin, meta)
+
+
+def kernel_launch(module, entry: str) -> dict:
+    """{"block", "dynamic_smem"} of kernel `entry` as the passes left it: its
+    `gpu.known_block_size`, and the end of its highest `nvasync.smem_buffer` (data tiles and
+    mbarriers alike: every shared-memory byte is such a view of the one dynamic allocation)."""
+    from mlir import ir
+
+    from .passes.smem_model import block_dims, kernels, memref_bytes
+
+    funcs = [f for f in kernels(module.operation) if ir.StringAttr(f.attributes["sym_name"]).value == entry]
+    if len(funcs) != 1:
+        raise FusionError(f"the compiled module has {len(funcs)} kernels named {entry}")
+    block = block_dims(funcs[0])
+    if block is None:
+        raise FusionError(f"kernel {entry} declares no gpu.known_block_size")
+    ends = [0]
+    funcs[0].walk(lambda op: ends.append(op.attributes["offset"].value + memref_bytes(op.results[0].type))
+                  or ir.WalkResult.ADVANCE if op.name == "nvasync.smem_buffer" else ir.WalkResult.ADVANCE)
+    return {"block": list(block), "dynamic_smem": max(ends)}

@@ -224,15 +224,15 @@ class _Inserter:
         order = {}
 
         def number(op):
-            order[hash(op)] = len(order)
+            order[op_key(op)] = len(order)      # keyed by the op: hash(op) is structural, clones share it
             return ir.WalkResult.ADVANCE
 
         self.func.walk(number, ir.WalkOrder.PRE_ORDER)
         # Forward hazards first, then loop-carried ones (whose paths usually cross the barriers
         # placed for the former), each in program order of B: one barrier serves many hazards.
         pairs = [(a, b) for a, b in self.hazards() if needs_barrier(a, b)]
-        pairs.sort(key=lambda p: (order[hash(p[0].last)] > order[hash(p[1].op)],
-                                  order[hash(p[1].op)], -order[hash(p[0].last)]))
+        pairs.sort(key=lambda p: (order[op_key(p[0].last)] > order[op_key(p[1].op)],
+                                  order[op_key(p[1].op)], -order[op_key(p[0].last)]))
         for a, b in pairs:
             path = find_path(a.last, b.op)
             if path is None or any(p.op.name in BARRIERS and barrier_orders(p.op, a.threads, b.threads)

@@ -26,8 +26,10 @@ from .smem_model import (elect_op, is_divergent, linear, loop_step, op_key, rese
 
 
 # Memoized per pass step: the chain of enclosing blocks of an op (paths are asked for many access
-# pairs).  Keys are op hashes; `invalidate` clears the memo (and smem_model's) whenever the IR
-# changes and at the start of every pass run.
+# pairs).  Keys are the ops themselves (`==` is identity; `hash(op)` is structural -- name,
+# operands, attributes, location -- so the clones a pipeline makes of one op share it and cannot
+# key anything alone); `invalidate` clears the memo (and smem_model's) whenever the IR changes
+# and at the start of every pass run.
 _cache: dict = {}
 
 
@@ -52,7 +54,7 @@ def _block_of(op):
 
 def chain(op):
     """[(block, op-in-block)] from op's own block up to the function's entry block."""
-    key = ("chain", hash(op_key(op)))
+    key = ("chain", op_key(op))
     if key not in _cache:
         out = []
         current = op_key(op)

@@ -81,21 +81,21 @@ def run(module_op, pass_) -> None:
 def build_trace(func) -> list[Event]:
     by_op = {}
     for acc in accesses(func):
-        by_op.setdefault(hash(op_key(acc.op)), []).append(acc)
+        by_op.setdefault(op_key(acc.op), []).append(acc)
     trace: list[Event] = []
     steps: dict = {}
-    readers = {hash(op_key(r)) for _, r in accumulator_readers(func)}
+    readers = {op_key(r) for _, r in accumulator_readers(func)}
 
     def walk_block(block, guards, iterations):
         for op in block.operations:
             op = op_key(op)
             issuer = _issuer(op)
-            for acc in by_op.get(hash(op), []):
+            for acc in by_op.get(op, []):
                 trace.append(Event(op, acc, guards, iterations, issuer))
-            if not by_op.get(hash(op)) and hash(op) in readers:
+            if not by_op.get(op) and op in readers:
                 trace.append(Event(op, None, guards, iterations, issuer))   # an accumulator reader
             if op.name.startswith("nvasync.") and op.name not in ("nvasync.smem_buffer", "nvasync.warp_role") \
-                    and hash(op) not in by_op:
+                    and op not in by_op:
                 trace.append(Event(op, None, guards, iterations, issuer))   # a sync op
             if op.name == "scf.for":
                 body = op.regions[0].blocks[0]
@@ -106,10 +106,10 @@ def build_trace(func) -> list[Event]:
                     walk_block(body, guards + (("loop", key, k),), {**iterations, key: k})
             elif op.name == "scf.if":
                 cond = op.operands[0]
-                guard = () if is_divergent(cond) else (("if", hash(op), _instance(cond, iterations)),)
+                guard = () if is_divergent(cond) else (("if", op, _instance(cond, iterations)),)
                 walk_block(op.regions[0].blocks[0], guards + guard, iterations)
                 if len(op.regions) > 1 and len(op.regions[1].blocks):
-                    walk_block(op.regions[1].blocks[0], guards + (("else", hash(op), None),), iterations)
+                    walk_block(op.regions[1].blocks[0], guards + (("else", op, None),), iterations)
             elif op.name == "nvasync.warp_role":
                 walk_block(op.regions[0].blocks[0], guards, iterations)
 
@@ -187,7 +187,7 @@ def verify_function(func):
     problems += _check_wgmma(trace, func)
     unique, seen = [], set()
     for a, b, m in problems:
-        key = (hash(op_key(a)), hash(op_key(b)), m.split(":")[0])
+        key = (op_key(a), op_key(b), m.split(":")[0])
         if key not in seen:
             seen.add(key)
             unique.append((a, b, f"unsynchronized hazard: {m}"))
@@ -308,7 +308,7 @@ def _check_group_done(trace, i, j, names, commit_name, wait_name, then=None):
 def _check_wgmma(trace, func):
     """Accumulator readers after a flush; a wgmma.fence opening every group."""
     problems = []
-    pairs = {(hash(op_key(w)), hash(op_key(r))) for w, r in accumulator_readers(func)}
+    pairs = {(op_key(w), op_key(r)) for w, r in accumulator_readers(func)}
     seen_fence = False
     for i, e in enumerate(trace):
         name = e.op.name
@@ -321,7 +321,7 @@ def _check_wgmma(trace, func):
                 problems.append((e.op, e.op, f"wgmma without a wgmma.fence opening its group: {_name(e.op)}"))
             for j in range(i + 1, len(trace)):
                 r = trace[j]
-                if (hash(op_key(e.op)), hash(op_key(r.op))) in pairs:
+                if (op_key(e.op), op_key(r.op)) in pairs:
                     message = _check_group_done(trace, i, j, f"{_name(e.op)} -> {_name(r.op)}",
                                                 "nvasync.wgmma_commit", "nvasync.wgmma_wait")
                     if message:

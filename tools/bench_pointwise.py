@@ -5,6 +5,12 @@ allocating its outputs, the eager expression, the torch.compile'd function; effe
 (bytes read + written) / median time.  Shapes: the 2^27-element tensors of the throughput table
 and three model-sized ones (256x1024, 2048x4096, 8192x8192), where host cost shows.
 
+fuser_mlir runs in each pipeline mode of the pointwise scheduler (`--modes`, default both):
+`pipelined` and `warp_specialized`, side by side in one run; the heuristic's default mode is
+called as users call it (`fd.execute(inputs)`, reported as `fuser_mlir` too), the other with
+`schedule={"scheduler": "pointwise", "mode": ...}`.  Each mode's outputs are checked against the
+default mode's (`modes_agree`).  `--build` compiles every mode's kernels.
+
     # here (MLIR available): build the kernels the benchmark launches
     FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_pointwise.py --build
     # on the H100 (offline):
@@ -19,6 +25,7 @@ import torch
 from timing import device_ms
 
 from fuser_mlir import DataType, FusionDefinition
+from fuser_mlir.schedulers.pointwise import DEFAULT_MODE, MODES
 
 N = 1 << 27          # elements per tensor: 256 MiB of bf16, 512 MiB of f32
 SHAPES = [(256, 1024), (2048, 4096), (8192, 8192), (N // 8192, 8192)]
@@ -48,16 +55,25 @@ FUSIONS = {
 }
 
 
-def build():
+def mode_schedule(mode):
+    """What fd.execute is given for `mode`: nothing for the default (as users call it)."""
+    return None if mode == DEFAULT_MODE else {"scheduler": "pointwise", "mode": mode}
+
+
+def build(modes):
     for name, (make, _, dtype) in FUSIONS.items():
         for shape in SHAPES:
-            fd = make()
-            fd.compile([torch.empty(shape, dtype=dtype, device="meta") for _ in fd.inputs])
-        print("built", name)
+            for mode in modes:
+                fd = make()
+                compiled = fd.compile([torch.empty(shape, dtype=dtype, device="meta") for _ in fd.inputs],
+                                      schedule=mode_schedule(mode))
+                assert compiled.params.mode == mode, (name, shape, mode, compiled.params)
+        print("built", name, "in modes", ", ".join(modes))
 
 
-def bench(json_path):
-    results = {"device": torch.cuda.get_device_name(), "shapes": SHAPES, "rows": []}
+def bench(json_path, modes):
+    results = {"device": torch.cuda.get_device_name(), "shapes": SHAPES, "modes": list(modes),
+               "default_mode": DEFAULT_MODE, "rows": []}
     src = torch.randn(2 * N, device="cuda")             # 512 MiB f32 copy
     dst = torch.empty_like(src)
     copy_ms = device_ms(lambda: dst.copy_(src))
@@ -72,8 +88,15 @@ def bench(json_path):
             inputs = [torch.randn(shape, device="cuda").to(dtype) for _ in fd.inputs]
             outs = fd.execute(inputs)
             nbytes = sum(t.numel() * t.element_size() for t in inputs + outs)
-            row = {"fusion": name, "shape": shape, "bytes": nbytes}
-            row["fuser_mlir_ms"] = device_ms(lambda: fd.execute(inputs))
+            row = {"fusion": name, "shape": shape, "bytes": nbytes, "modes_agree": True}
+            for mode in modes:
+                schedule = mode_schedule(mode)
+                got = fd.execute(inputs, schedule=schedule)
+                row["modes_agree"] &= all(torch.equal(a, b) for a, b in zip(got, outs))
+                row[f"{mode}_ms"] = device_ms(lambda: fd.execute(inputs, schedule=schedule))
+                row[f"{mode}_TBps"] = nbytes / row[f"{mode}_ms"] / 1e9
+                del got
+            row["fuser_mlir_ms"] = row.get(f"{DEFAULT_MODE}_ms")
             row["eager_ms"] = device_ms(lambda: eager(*inputs))
             try:
                 row["torch_compile_ms"] = device_ms(lambda: compiled_torch(*inputs))
@@ -86,15 +109,23 @@ def bench(json_path):
             results["rows"].append(row)
             del inputs, outs
             torch.cuda.empty_cache()
-    print(f"device: {results['device']}; copy ceiling {copy_bw:.2f} TB/s; times as called (host included)")
-    print(f"{'fusion':36s} {'shape':>12s} {'fuser_mlir':>10s} {'% copy':>7s} {'eager':>6s} {'compile':>7s} "
-          f"{'vs eager':>8s} {'vs compile':>10s}")
+    print(f"device: {results['device']}; copy ceiling {copy_bw:.2f} TB/s; times as called (host included); "
+          f"default mode {DEFAULT_MODE}; TB/s per mode; % copy and ratios: the fastest mode")
+    header = "".join(f"{m[:16]:>17s}" for m in modes)
+    print(f"{'fusion':36s} {'shape':>12s}{header} {'% copy':>7s} {'eager':>6s} {'compile':>7s} {'vs eager':>8s} "
+          f"{'vs compile':>10s} agree")
     for r in results["rows"]:
+        best = min(r[f"{m}_ms"] for m in modes)
         tc = r["torch_compile_TBps"]
-        vs_compile = "n/a" if tc is None else f"{r['torch_compile_ms'] / r['fuser_mlir_ms']:.2f}x"
-        print(f"{r['fusion']:36s} {'x'.join(map(str, r['shape'])):>12s} {r['fuser_mlir_TBps']:10.2f} "
-              f"{100 * r['fuser_mlir_TBps'] / copy_bw:6.1f}% {r['eager_TBps']:6.2f} "
-              f"{tc if tc is None else round(tc, 2)!s:>7s} {r['eager_ms'] / r['fuser_mlir_ms']:7.2f}x {vs_compile:>10s}")
+        vs_compile = "n/a" if tc is None else f"{r['torch_compile_ms'] / best:.2f}x"
+        per_mode = "".join(f"{r[f'{m}_TBps']:17.2f}" for m in modes)
+        print(f"{r['fusion']:36s} {'x'.join(map(str, r['shape'])):>12s}{per_mode} "
+              f"{100 * r['bytes'] / best / 1e9 / copy_bw:6.1f}% {r['eager_TBps']:6.2f} "
+              f"{tc if tc is None else round(tc, 2)!s:>7s} {r['eager_ms'] / best:7.2f}x {vs_compile:>10s} "
+              f"{'yes' if r['modes_agree'] else 'NO'}")
+    if len(modes) > 1:
+        wins = {m: sum(1 for r in results["rows"] if r[f"{m}_ms"] == min(r[f"{k}_ms"] for k in modes)) for m in modes}
+        print("fastest mode per row:", ", ".join(f"{m} {n}" for m, n in wins.items()))
     if json_path:
         with open(json_path, "w") as f:
             json.dump(results, f, indent=1)
@@ -104,8 +135,14 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--build", action="store_true", help="only compile the kernels (no GPU needed)")
     p.add_argument("--json", help="write the results here")
+    p.add_argument("--modes", default=",".join(MODES),
+                   help=f"comma-separated pointwise pipeline modes to run (default: {','.join(MODES)})")
     args = p.parse_args()
-    build() if args.build else bench(args.json)
+    modes = tuple(m for m in args.modes.split(",") if m)
+    unknown = set(modes) - set(MODES)
+    if unknown or not modes:
+        p.error(f"--modes takes some of {', '.join(MODES)}")
+    build(modes) if args.build else bench(args.json, modes)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,18 @@ the natural [prod(shape[:-1]), shape[-1]] when its rows are 16-byte multiples fo
 loads zero-fill and stores write nothing.  `stages` input buffers form the load pipeline; each
 stage has its own output buffer, so up to `stages - 1` TMA stores stay in flight while later
 tiles are computed.
+
+Two pipeline modes (`mode`, a decision like the others; fuser-pipeline-mbarriers derives both):
+  * `pipelined`: one elected consumer thread also issues the loads, `stages` tiles ahead;
+  * `warp_specialized`: a producer warpgroup (128 threads, one elected lane loading) runs after
+    the `threads` consumer threads, which must be whole warpgroups; the pass grows the block to
+    threads + 128 and adds empty mbarriers.  Register budgets (`producer_regs`/`consumer_regs`,
+    setmaxnreg) are 0 = none by default: a pointwise body needs few registers, and setmaxnreg is
+    only honoured with a register cap at entry and one CTA per SM, which would cost the second
+    CTA the heuristic aims for.
+The heuristic picks DEFAULT_MODE; `schedule={"scheduler": "pointwise", "mode": ...}` the other.
+The launch block and dynamic smem of an artifact come from the final kernel IR (the compiler
+reads them after the passes), never from these estimates.
 """
 from __future__ import annotations
 
@@ -27,6 +39,9 @@ VECTOR = 8                       # elements per thread per step (16 B of bf16)
 # (tile elements, stages), best first; tried under SMEM_TARGET, then under SMEM_LIMIT.
 TILE_CHOICES = ((8192, 4), (4096, 4), (8192, 3), (4096, 3), (8192, 2), (4096, 2), (2048, 4), (2048, 2),
                 (1024, 2))
+MODES = ("pipelined", "warp_specialized")
+DEFAULT_MODE = "pipelined"       # the heuristic's mode (both are benchmarked: tools/bench_pointwise.py)
+WARPGROUP = 128                  # the producer warpgroup; consumers come in whole warpgroups too
 
 
 def _round_up(x: int, m: int) -> int:
@@ -43,11 +58,22 @@ class PointwiseSchedule:
     boxes: int
     stages: int
     vector: int = VECTOR
+    mode: str = DEFAULT_MODE
+    producer_regs: int = 0       # setmaxnreg budgets (warp_specialized only): 0 = none
+    consumer_regs: int = 0
 
     @property
     def threads(self) -> int:
-        """Up to THREADS, but no more than the tile gives work to."""
-        return min(THREADS, max(32, self.tile_elems // self.vector // 32 * 32))
+        """The computing (consumer) threads: up to THREADS, but no more than the tile gives work
+        to; whole warpgroups when warp-specialized."""
+        unit = WARPGROUP if self.mode == "warp_specialized" else 32
+        return min(THREADS, max(unit, self.tile_elems // self.vector // unit * unit))
+
+    @property
+    def block_threads(self) -> int:
+        """The block as fuser-pipeline-mbarriers leaves it (an estimate: the artifact takes the
+        kernel IR's): the consumers, plus the producer warpgroup when warp-specialized."""
+        return self.threads + (WARPGROUP if self.mode == "warp_specialized" else 0)
 
     @property
     def tile_elems(self) -> int:
@@ -72,12 +98,15 @@ class PointwiseSchedule:
 
     @property
     def smem_bytes(self) -> int:
-        """The kernel's shared memory as the pipelining pass lays it out: `stages` copies of a
-        stage, then one 8-byte mbarrier per stage."""
-        return self.stages * self.layout()[2] + 8 * self.stages
+        """The kernel's shared memory as the pipelining pass lays it out (an estimate, to choose
+        tiles: the artifact takes the kernel IR's): `stages` copies of a stage, then the mbarrier
+        arrays of `stages` 8-byte barriers at 16-byte offsets: `full` (pipelined), `full` and
+        `empty` (warp_specialized, one producer role)."""
+        arrays = 2 if self.mode == "warp_specialized" else 1
+        return self.stages * self.layout()[2] + (arrays - 1) * _round_up(8 * self.stages, 16) + 8 * self.stages
 
     def to_json(self) -> dict:
-        return {**asdict(self), "threads": self.threads}
+        return {**asdict(self), "threads": self.threads, "block_threads": self.block_threads}
 
 
 def choose_view_rank(shape, dtypes) -> int:
@@ -89,7 +118,7 @@ def choose_view_rank(shape, dtypes) -> int:
     return 1
 
 
-def choose_schedule(in_dtypes, out_dtypes, out_shape) -> PointwiseSchedule:
+def choose_schedule(in_dtypes, out_dtypes, out_shape, mode: str = DEFAULT_MODE) -> PointwiseSchedule:
     in_bytes = sum(DataType(d).itemsize for d in in_dtypes)
     out_bytes = sum(DataType(d).itemsize for d in out_dtypes)
     rank = choose_view_rank(out_shape, tuple(in_dtypes) + tuple(out_dtypes))
@@ -101,14 +130,15 @@ def choose_schedule(in_dtypes, out_dtypes, out_shape) -> PointwiseSchedule:
             else:
                 box_cols, box_rows, boxes = 256, 1, tile // 256
             schedule = PointwiseSchedule(tuple(in_dtypes), tuple(out_dtypes), rank,
-                                         box_rows, box_cols, boxes, stages)
+                                         box_rows, box_cols, boxes, stages, mode=mode)
             if schedule.smem_bytes <= budget and (tile >= 4096 or budget == SMEM_LIMIT):
                 return schedule
     raise FusionError(f"the pointwise scheduler cannot fit {len(in_dtypes)} inputs ({in_bytes} B/elem) "
                       f"and {len(out_dtypes)} outputs ({out_bytes} B/elem) in shared memory")
 
 
-_DECISIONS = ("rank", "box_rows", "box_cols", "boxes", "stages")
+_DECISIONS = ("rank", "box_rows", "box_cols", "boxes", "stages")        # integers, required
+_OPTIONAL = {"mode": DEFAULT_MODE, "producer_regs": 0, "consumer_regs": 0}  # absent: these
 
 
 class _Pointwise:
@@ -134,15 +164,23 @@ class _Pointwise:
         return choose_schedule(_dtypes(sig.inputs), _dtypes(sig.outputs), sig.outputs[0].shape)
 
     def encode(self, params: PointwiseSchedule) -> dict:
-        return {k: getattr(params, k) for k in _DECISIONS}
+        return {k: getattr(params, k) for k in (*_DECISIONS, *_OPTIONAL)}
 
     def decode(self, sig: FusionSig, fields: dict) -> PointwiseSchedule:
         missing = [k for k in _DECISIONS if not isinstance(fields.get(k), int)]
         if missing:
             raise FusionError(f"pointwise schedule needs integer fields {', '.join(missing)}")
-        params = PointwiseSchedule(_dtypes(sig.inputs), _dtypes(sig.outputs), *(fields[k] for k in _DECISIONS))
+        optional = {k: fields.get(k, default) for k, default in _OPTIONAL.items()}
+        if optional["mode"] not in MODES:
+            raise FusionError(f"pointwise schedule mode must be one of {', '.join(MODES)}, got {optional['mode']!r}")
+        params = PointwiseSchedule(_dtypes(sig.inputs), _dtypes(sig.outputs), *(fields[k] for k in _DECISIONS),
+                                   **optional)
         if params.rank not in (1, 2) or params.box_cols > 256 or params.box_rows > 256 or params.stages < 1:
             raise FusionError(f"pointwise schedule {fields} is outside TMA's limits (rank 1-2, boxes <= 256)")
+        if params.smem_bytes > SMEM_LIMIT:
+            raise FusionError(f"pointwise schedule {fields} needs {params.smem_bytes} B of shared memory; "
+                              f"a CTA may use {SMEM_LIMIT}")
+        check_registers(params)
         return params
 
     def build(self, func_op, params: PointwiseSchedule, kernel_name: str, insertion_point):
@@ -166,16 +204,36 @@ class _Pointwise:
         return {"view": view, "tiles": tiles, "scalars": scalars}
 
     def meta(self, params: PointwiseSchedule) -> dict:
-        """The artifact's launch recipe."""
+        """The artifact's launch recipe.  "block" and "dynamic_smem" are the schedule's estimates;
+        the compiler replaces them with the final kernel IR's (the pipelining pass adds the
+        producer warpgroup and the mbarriers)."""
         n_in = len(params.in_dtypes)
         kernel_params = [{"kind": "tensormap", "tensor": f"input{j}" if j < n_in else f"output{j - n_in}",
                           "dtype": d, "box": params.box_shape}
                          for j, d in enumerate(params.in_dtypes + params.out_dtypes)]
         kernel_params += [{"kind": "scalar", "type": "i32", "value": name}
                           for name in (("rows", "cols") if params.rank == 2 else ("elements",))]
-        return {"params": kernel_params, "block": [params.threads, 1, 1],
+        return {"params": kernel_params, "block": [params.block_threads, 1, 1],
                 "grid": "persistent: min(tiles, SMs x resident CTAs per SM)",
                 "dynamic_smem": params.smem_bytes, "schedule": params.to_json()}
+
+
+def check_registers(params: PointwiseSchedule) -> None:
+    """setmaxnreg budgets: both or neither, warp_specialized only, multiples of 8 in [24, 256]
+    (HOPPER.md), and within the SM's 65536 registers (the pass checks this again)."""
+    regs = (params.producer_regs, params.consumer_regs)
+    if regs == (0, 0):
+        return
+    if 0 in regs or not isinstance(regs[0], int) or not isinstance(regs[1], int):
+        raise FusionError(f"pointwise schedule: give both producer_regs and consumer_regs, or neither (got {regs})")
+    if params.mode != "warp_specialized":
+        raise FusionError("pointwise schedule: register budgets need mode 'warp_specialized'")
+    if any(r % 8 or not 24 <= r <= 256 for r in regs):
+        raise FusionError(f"pointwise schedule: register budgets are multiples of 8 in [24, 256], got {regs}")
+    total = WARPGROUP * regs[0] + params.threads * regs[1]
+    if total > 65536:
+        raise FusionError(f"pointwise schedule: {WARPGROUP} x {regs[0]} + {params.threads} x {regs[1]} = {total} "
+                          "registers exceed the SM's 65536")
 
 
 def pointwise_reason(sig: FusionSig) -> str | None:

@@ -2,10 +2,15 @@
 
 The kernel IR it writes (one CTA per SM slot, persistent over tiles t = blockIdx.x + i * gridDim.x):
 
-    for i in [0, my_tiles) {nvasync.pipeline = {stages, prefetch = stages, mode = "pipelined"}}:
+    for i in [0, my_tiles) {nvasync.pipeline = {stages, prefetch = stages, mode [, producer_regs, consumer_regs]}}:
         pipeline_load every input box of tile t        (one stage's worth)
         compute in f32: input buffers -> output buffers (the fusion body per lane, kernel.body)
         elected thread: TMA-store the output boxes of tile t
+
+The kernel has `schedule.threads` threads, all of which compute; with mode "warp_specialized"
+fuser-pipeline-mbarriers puts these (whole warpgroups) in the consumer role, adds a producer
+warpgroup after them and grows `gpu.known_block_size` accordingly.  The elected thread of warp 0
+(a consumer in both modes) issues the stores.
 
 It writes no mbarrier, barrier, fence or wait: fuser-pipeline-mbarriers derives the pipeline
 (stage buffers, full mbarriers, expect-tx, parities, prologue) and the sync passes derive every
@@ -132,8 +137,10 @@ class _KernelBuilder:
         issuer = elected_lane_of_warp0(tid)
         my_tiles = arith.ceildivui(arith.subi(self.num_tiles, block), grid)
         loop = scf.ForOp(index(0), my_tiles, index(1))
+        regs = (f", producer_regs = {s.producer_regs} : i64, consumer_regs = {s.consumer_regs} : i64"
+                if s.producer_regs else "")
         loop.operation.attributes["nvasync.pipeline"] = ir.Attribute.parse(
-            f'{{stages = {s.stages} : i64, prefetch = {s.stages} : i64, mode = "pipelined"}}')
+            f'{{stages = {s.stages} : i64, prefetch = {s.stages} : i64, mode = "{s.mode}"{regs}}}')
         with ir.InsertionPoint(loop.body):
             tile = arith.addi(block, arith.muli(loop.induction_variable, grid))
             self.issue_loads(tile)

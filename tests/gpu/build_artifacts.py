@@ -1,6 +1,9 @@
 """Compile every kernel the GPU suite needs into $FUSER_MLIR_CACHE_DIR (run here, with MLIR).
 
     FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tests/gpu/build_artifacts.py
+    python3 tests/gpu/build_artifacts.py --list      # the cases (and schedules) only, no compiling
+
+TMA-pointwise cases are built once per pipeline mode (cases.with_modes), as test_pointwise runs them.
 """
 import os
 import sys
@@ -8,7 +11,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cases import CASES, LARGE  # noqa: E402
+from cases import CASES, LARGE, with_modes  # noqa: E402
 from test_strided import CASES as STRIDED_CASES, EXTRA as STRIDED_EXTRA, make_inputs  # noqa: E402
 
 from fuser_mlir.frontend.dtypes import torch_dtype  # noqa: E402
@@ -19,13 +22,20 @@ def example(shape, dtype):
 
 
 def main():
-    if "FUSER_MLIR_CACHE_DIR" not in os.environ:
+    listing = "--list" in sys.argv[1:]
+    if not listing and "FUSER_MLIR_CACHE_DIR" not in os.environ:
         sys.exit("set FUSER_MLIR_CACHE_DIR (e.g. .fuser_cache) so the GPU machine can find the artifacts")
-    for name, build, shapes in CASES + LARGE:
+    for case_id, _, build, shapes, schedule in with_modes(CASES + LARGE):
+        if listing:
+            print(case_id, schedule)
+            continue
         fd = build()
-        fd.compile([example(s, torch_dtype(t.dtype)) for s, t in zip(shapes, fd.inputs)])
-        print("built", name)
+        fd.compile([example(s, torch_dtype(t.dtype)) for s, t in zip(shapes, fd.inputs)], schedule=schedule)
+        print("built", case_id)
     for name, build, views, schedule in STRIDED_CASES + STRIDED_EXTRA:
+        if listing:
+            print(name, schedule)
+            continue
         fd = build()
         fd.compile(make_inputs(fd, views, "meta"), schedule=schedule)
         print("built", name)

@@ -1,7 +1,8 @@
 """The fusions and shapes the GPU suite runs; build_artifacts.py compiles exactly these.
 
 Case names are `-`-separated tokens; test_pointwise.py draws inputs by them (positive, away from
-zero, with ties, with nan/inf, wide integers)."""
+zero, with ties, with nan/inf, wide integers).  `with_modes` runs every case the TMA pointwise
+scheduler takes once per pipeline mode (`schedule=` names it), the others (broadcasts) once."""
 from fuser_mlir import DataType, FusionDefinition
 from fuser_mlir.frontend.definition import BINARY, UNARY
 
@@ -153,3 +154,34 @@ CASES += [
 # >= 256 MiB per input: 1-D (flat view) and 2-D (row view).
 LARGE = [("large-1d-bf16", lambda: mlp_epilogue(DataType.BFloat16, 1), [(150_000_001,)] * 2),
          ("large-2d-f32", lambda: mlp_epilogue(DataType.Float, 2), [(16384, 4100)] * 2)]
+
+
+PIPELINE_MODES = ("pipelined", "warp_specialized")     # fuser_mlir.schedulers.pointwise.MODES
+
+
+def takes_tma_pointwise(build, shapes) -> bool:
+    """Does the TMA pointwise scheduler take this case (dense inputs of the output's shape)?
+    Plain Python on meta tensors: the GPU machine decides the same way."""
+    import torch
+
+    from fuser_mlir.compiler import input_signature
+    from fuser_mlir.frontend.dtypes import torch_dtype
+    from fuser_mlir.schedulers.pointwise import SCHEDULER
+
+    fd = build()
+    examples = [torch.empty(s, dtype=torch_dtype(t.dtype), device="meta") for s, t in zip(shapes, fd.inputs)]
+    return SCHEDULER.can_schedule(input_signature(fd, examples)) is None
+
+
+def with_modes(cases):
+    """[(id, name, build, shapes, schedule)]: a TMA-pointwise case once per pipeline mode, with
+    `schedule={"scheduler": "pointwise", "mode": m}` and id `name[m]`; any other case once, with
+    the registry's pick (schedule None) and id `name`."""
+    out = []
+    for name, build, shapes in cases:
+        if takes_tma_pointwise(build, shapes):
+            out += [(f"{name}[{m}]", name, build, shapes, {"scheduler": "pointwise", "mode": m})
+                    for m in PIPELINE_MODES]
+        else:
+            out.append((name, name, build, shapes, None))
+    return out

@@ -1,6 +1,7 @@
 """Pointwise fusions on the H100 against torch in float64: fresh random inputs, NaN-poisoned
 outputs (Bool and integer outputs poisoned too, and compared exactly), every op kind per dtype,
-shapes with tails, 1-D to 3-D, and >= 256 MiB tensors.
+shapes with tails, 1-D to 3-D, and >= 256 MiB tensors.  Every case the TMA pointwise scheduler
+takes runs in both pipeline modes (`pipelined`, `warp_specialized`; cases.with_modes).
 
 Run offline with artifacts built here (README, "GPU tests"); skipped where no CUDA GPU exists.
 """
@@ -11,7 +12,7 @@ import pytest
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cases import CASES, LARGE, POSITIVE  # noqa: E402
+from cases import CASES, LARGE, POSITIVE, with_modes  # noqa: E402
 
 from fuser_mlir import DataType  # noqa: E402
 from fuser_mlir.frontend.definition import Constant  # noqa: E402
@@ -96,12 +97,12 @@ def poisoned(shape, dtype):
     return torch.full(shape, EXACT.get(dtype, float("nan")), dtype=torch_dtype(dtype), device="cuda")
 
 
-def check(name, build, shapes):
+def check(name, build, shapes, schedule=None):
     fd = build()
     inputs = random_inputs(name, fd, shapes)
     refs = reference(fd, inputs)
     out = [poisoned(r.shape if r.dim() else (), t.dtype) for r, t in zip(torch.broadcast_tensors(*refs), fd.outputs)]
-    fd.execute(inputs, out=out)
+    fd.execute(inputs, out=out, schedule=schedule)
     torch.cuda.synchronize()
     for o, r, t in zip(out, refs, fd.outputs):
         r = r.expand(o.shape)
@@ -115,14 +116,34 @@ def check(name, build, shapes):
         assert err < TOLERANCE[t.dtype], f"{name}: relative error {err:.3e} for {t!r}"
 
 
-@pytest.mark.parametrize("name, build, shapes", CASES, ids=[c[0] for c in CASES])
-def test_pointwise(name, build, shapes):
-    check(name, build, shapes)
+MODE_CASES, LARGE_MODE_CASES = with_modes(CASES), with_modes(LARGE)
 
 
-@pytest.mark.parametrize("name, build, shapes", LARGE, ids=[c[0] for c in LARGE])
-def test_pointwise_large(name, build, shapes):
-    check(name, build, shapes)
+@pytest.mark.parametrize("name, build, shapes, schedule", [c[1:] for c in MODE_CASES], ids=[c[0] for c in MODE_CASES])
+def test_pointwise(name, build, shapes, schedule):
+    check(name, build, shapes, schedule)
+
+
+@pytest.mark.parametrize("name, build, shapes, schedule", [c[1:] for c in LARGE_MODE_CASES],
+                         ids=[c[0] for c in LARGE_MODE_CASES])
+def test_pointwise_large(name, build, shapes, schedule):
+    check(name, build, shapes, schedule)
+
+
+def test_both_modes_run_and_launch_their_own_blocks():
+    """The warp-specialized kernel launches the block its artifact says (consumers + a producer
+    warpgroup) and writes every element as the pipelined one does."""
+    name, build, shapes = next(c for c in CASES if c[0].startswith("tails-1000x1024"))
+    blocks = {}
+    for mode in ("pipelined", "warp_specialized"):
+        schedule = {"scheduler": "pointwise", "mode": mode}
+        check(name, build, shapes, schedule)
+        fd = build()
+        compiled = fd.compile([torch.empty(s, dtype=torch_dtype(t.dtype), device="meta")
+                               for s, t in zip(shapes, fd.inputs)], schedule=schedule)
+        blocks[mode] = compiled.artifact.meta["block"][0]
+        assert compiled.params.mode == mode
+    assert blocks["warp_specialized"] == blocks["pipelined"] + 128
 
 
 def test_fresh_inputs_each_launch_give_fresh_results():
