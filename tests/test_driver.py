@@ -145,3 +145,96 @@ def test_torch_is_a_range_for_users_and_pinned_only_by_ci():
     assert "torch==2.13.0" in command.split()
     test_section = (root / "README.md").read_text().split("\n## Test\n", 1)[1].split("\n## ", 1)[0]
     assert f"```sh\n{command}\n```" in test_section
+
+
+# --- the runtime's CUDA driver (fuser_mlir/runtime/driver.py): what runs without a GPU ----------
+
+class _RecordingLibCuda:
+    """Stands in for libcuda's hot-path functions: records each cuTensorMapEncodeTiled call."""
+
+    def __init__(self):
+        self.calls = []
+
+    def encode_tiled(self, *args):
+        self.calls.append(args)
+        return 0
+
+
+def test_tensor_map_swizzle_codes_are_cudas():
+    from cuda.bindings import driver as cu
+
+    from fuser_mlir.runtime.driver import TENSORMAP_SWIZZLES
+
+    assert TENSORMAP_SWIZZLES == {
+        0: int(cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE),
+        32: int(cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_32B),
+        64: int(cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_64B),
+        128: int(cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B)}
+
+
+@pytest.mark.parametrize("swizzle, code", [(0, 0), (32, 1), (64, 2), (128, 3)])
+def test_hot_path_encodes_the_swizzle(monkeypatch, swizzle, code):
+    from fuser_mlir.runtime import driver
+
+    fake = _RecordingLibCuda()
+    monkeypatch.setattr(driver, "_libcuda", fake)
+    width = max(swizzle, 16) // 2                 # a box row of exactly the swizzle span (bf16)
+    slot = driver.TensorMapSlot("bf16", (64, 512), (64, width), "a", 2, swizzle)
+    slot.encode(0x10000)
+    slot.encode(0x10000)                          # same address: not re-encoded
+    assert len(fake.calls) == 1
+    address, dtype, rank, tensor, dims, strides, box, element_strides, interleave, swizzle_code, l2, oob = \
+        fake.calls[0]
+    assert (address, dtype, rank, tensor) == (slot.address, 9, 2, 0x10000)
+    assert list(dims) == [512, 64] and list(strides) == [1024] and list(box) == [width, 64]
+    assert (interleave, swizzle_code, oob) == (0, code, 0)
+
+
+def test_tensor_map_swizzle_is_validated():
+    from fuser_mlir.diagnostics import FusionError
+    from fuser_mlir.runtime.driver import TensorMapSlot
+
+    with pytest.raises(FusionError, match=r"swizzle must be one of \[0, 32, 64, 128\] bytes, got 16"):
+        TensorMapSlot("bf16", (64, 512), (64, 8), "a", 2, 16)
+    with pytest.raises(FusionError, match="128-byte swizzle takes box rows of at most 128 bytes, got 128 x 2 = 256"):
+        TensorMapSlot("bf16", (64, 512), (64, 128), "a", 2, 128)
+    with pytest.raises(FusionError, match="32-byte swizzle takes box rows of at most 32 bytes, got 16 x 4 = 64"):
+        TensorMapSlot("f32", (64, 512), (64, 16), "a", 4, 32)
+    assert TensorMapSlot("f32", (64, 512), (64, 32), "a", 4, 128).swizzle == 3
+
+
+def test_cold_path_encodes_the_same_recipe(monkeypatch):
+    """encode_tensor_map hands cuda-python the slot's recipe, swizzle included (the GPU test
+    compares the two encodings byte for byte)."""
+    from cuda.bindings import driver as cu
+
+    from fuser_mlir.runtime import driver
+
+    seen = {}
+
+    class FakeCu:
+        def __getattr__(self, name):
+            return getattr(cu, name)
+
+        @staticmethod
+        def cuTensorMapEncodeTiled(*args):
+            seen["args"] = args
+            return cu.CUresult.CUDA_SUCCESS, cu.CUtensorMap()
+
+    monkeypatch.setattr(driver, "_cu", lambda: FakeCu())
+    recipe = driver.TensorMapSlot("f16", (128, 256), (128, 64), "b", 2, 128).recipe
+    assert len(driver.encode_tensor_map(recipe, 0x20000)) == 128
+    dtype, rank, address, dims, strides, box, element_strides, interleave, swizzle, l2, oob = seen["args"]
+    assert (int(dtype), rank, address) == (6, 2, 0x20000)
+    assert [int(d) for d in dims] == [256, 128] and [int(s) for s in strides] == [512]
+    assert [int(b) for b in box] == [64, 128] and [int(e) for e in element_strides] == [1, 1]
+    assert swizzle == cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B
+    assert interleave == cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE
+
+
+def test_runtime_driver_imports_no_mlir():
+    proc = subprocess.run([sys.executable, "-c", "import sys, fuser_mlir.runtime.driver as d; "
+                           "d.TensorMapSlot('bf16', (64, 64), (64, 64), 'a', 2, 128); "
+                           "assert not [m for m in sys.modules if m == 'mlir' or m.startswith('mlir.')]"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -1,10 +1,13 @@
 """The CUDA driver as the runtime uses it (never imports MLIR).
 
 Cold path (once per kernel and device), through cuda-python: load the cubin (or JIT the PTX),
-raise the dynamic shared-memory limit above 48 KiB, size the persistent grid by occupancy.
+raise the dynamic shared-memory limit above 48 KiB, size the persistent grid by occupancy;
+`encode_tensor_map` encodes a tensor map once (tests compare it with the hot path's bytes).
 Hot path (every launch), through ctypes straight into libcuda: `cuTensorMapEncodeTiled` and
 `cuLaunchKernel` with argument arrays built once per input signature; a tensor parameter is a
 slot (a tensor map re-encoded when its address changes, or a global pointer) written in place.
+Both tensor-map paths take one validated `TensorMapRecipe` (dims, strides, box, dtype, and the
+swizzle: none, 32, 64 or 128 bytes, CU_TENSOR_MAP_SWIZZLE_*), so they encode the same map.
 cuda-python's wrappers convert every argument on each call (a launch cost ~5 us of host time on
 the H100); a ctypes call with fixed argtypes costs about a microsecond.  Every driver call is
 checked.
@@ -20,6 +23,10 @@ TENSORMAP_BYTES = 128
 # CUtensorMapDataType: FLOAT32, FLOAT16, BFLOAT16, INT32, INT64, UINT8 (bool is one byte)
 _TENSORMAP_DTYPES = {"f32": 7, "f16": 6, "bf16": 9, "i32": 3, "i64": 5, "i1": 0}
 _L2_PROMOTION_256B = 3                                            # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+# CUtensorMapSwizzle by swizzle span in bytes: NONE, 32B, 64B, 128B.  A swizzled box row (its
+# innermost dimension) spans at most that many bytes; the smem box needs 8 x span alignment
+# (1024 B for 128-B swizzle), which wgmma descriptors and the kernel's buffers assume.
+TENSORMAP_SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}
 
 
 class RuntimeFailure(RuntimeError):
@@ -170,14 +177,26 @@ class PointerSlot:
         self.value.value = tensor_address
 
 
-class TensorMapSlot:
-    """One TMA descriptor parameter: 128 aligned bytes re-encoded in place when the tensor's
-    address changes.  Dims, strides and box are fixed per input signature, so they are built once
-    as C arrays and only the address varies per call."""
+@dataclass(frozen=True)
+class TensorMapRecipe:
+    """What cuTensorMapEncodeTiled takes besides the address, validated once per signature:
+    dims innermost first, byte strides of dims 1.., the box (innermost first), the
+    CUtensorMapDataType and CUtensorMapSwizzle codes."""
+    dims: tuple
+    strides: tuple
+    box: tuple
+    dtype: int
+    swizzle: int
 
-    def __init__(self, dtype: str, view, box, name: str, itemsize: int):
+    @staticmethod
+    def of(dtype: str, view, box, name: str, itemsize: int, swizzle: int = 0) -> "TensorMapRecipe":
         if any(b > 256 for b in box):
             raise FusionError(f"{name}: TMA boxes are at most 256 elements per dim, got {list(box)}")
+        if swizzle not in TENSORMAP_SWIZZLES:
+            raise FusionError(f"{name}: TMA swizzle must be one of {sorted(TENSORMAP_SWIZZLES)} bytes, got {swizzle}")
+        if swizzle and box[-1] * itemsize > swizzle:
+            raise FusionError(f"{name}: a {swizzle}-byte swizzle takes box rows of at most {swizzle} bytes, "
+                              f"got {box[-1]} x {itemsize} = {box[-1] * itemsize}")
         dims = list(reversed(view))                       # innermost first
         strides = [dims[0] * itemsize] if len(dims) == 2 else []
         if any(s % 16 for s in strides):
@@ -185,13 +204,42 @@ class TensorMapSlot:
         # An empty stride array would be NULL, which the driver rejects even for rank 1 (seen on
         # the H100, driver 580): give rank 1 one unused, valid stride.
         strides = strides or [16]
+        return TensorMapRecipe(tuple(dims), tuple(strides), tuple(reversed(box)), _TENSORMAP_DTYPES[dtype],
+                               TENSORMAP_SWIZZLES[swizzle])
+
+
+def encode_tensor_map(recipe: TensorMapRecipe, tensor_address: int) -> bytes:
+    """Cold path: the 128-byte tensor map of `recipe` at `tensor_address`, encoded through
+    cuda-python (each call converts every argument: use TensorMapSlot per launch).  It takes the
+    same recipe as the hot path, so the two encodings can be compared byte for byte."""
+    cu = _cu()
+    tensor_map = check(cu.cuTensorMapEncodeTiled(
+        cu.CUtensorMapDataType(recipe.dtype), len(recipe.dims), tensor_address,
+        [cu.cuuint64_t(d) for d in recipe.dims], [cu.cuuint64_t(s) for s in recipe.strides],
+        [cu.cuuint32_t(b) for b in recipe.box], [cu.cuuint32_t(1) for _ in recipe.box],
+        cu.CUtensorMapInterleave(0), cu.CUtensorMapSwizzle(recipe.swizzle),
+        cu.CUtensorMapL2promotion(_L2_PROMOTION_256B), cu.CUtensorMapFloatOOBfill(0)),
+        "cuTensorMapEncodeTiled")
+    return ctypes.string_at(tensor_map.getPtr(), TENSORMAP_BYTES)
+
+
+class TensorMapSlot:
+    """One TMA descriptor parameter: 128 aligned bytes re-encoded in place when the tensor's
+    address changes.  Dims, strides, box and swizzle are fixed per input signature, so they are
+    built once as C arrays and only the address varies per call.  `swizzle`: the box's swizzle
+    span in bytes (0, 32, 64 or 128), as the kernel's smem layout (e.g. wgmma operands) expects."""
+
+    def __init__(self, dtype: str, view, box, name: str, itemsize: int, swizzle: int = 0):
+        recipe = TensorMapRecipe.of(dtype, view, box, name, itemsize, swizzle)
+        self.recipe = recipe
         self.name = name
-        self.rank = len(dims)
-        self.dtype = _TENSORMAP_DTYPES[dtype]
-        self.dims = (ctypes.c_uint64 * len(dims))(*dims)
-        self.strides = (ctypes.c_uint64 * len(strides))(*strides)
-        self.box = (ctypes.c_uint32 * len(box))(*reversed(box))
-        self.element_strides = (ctypes.c_uint32 * len(box))(*([1] * len(box)))
+        self.rank = len(recipe.dims)
+        self.dtype = recipe.dtype
+        self.swizzle = recipe.swizzle
+        self.dims = (ctypes.c_uint64 * self.rank)(*recipe.dims)
+        self.strides = (ctypes.c_uint64 * len(recipe.strides))(*recipe.strides)
+        self.box = (ctypes.c_uint32 * self.rank)(*recipe.box)
+        self.element_strides = (ctypes.c_uint32 * self.rank)(*([1] * self.rank))
         self._storage = ctypes.create_string_buffer(TENSORMAP_BYTES + 64)
         self.address = (ctypes.addressof(self._storage) + 63) // 64 * 64
         self.tensor_address = None
@@ -202,6 +250,10 @@ class TensorMapSlot:
         if tensor_address % 16:
             raise FusionError(f"{self.name}: data pointer {tensor_address:#x} is not 16-byte aligned (TMA requires it)")
         checked(libcuda().encode_tiled(self.address, self.dtype, self.rank, tensor_address, self.dims,
-                                       self.strides, self.box, self.element_strides, 0, 0,
+                                       self.strides, self.box, self.element_strides, 0, self.swizzle,
                                        _L2_PROMOTION_256B, 0), f"cuTensorMapEncodeTiled({self.name})")
         self.tensor_address = tensor_address
+
+    def bytes(self) -> bytes:
+        """The encoded tensor map (as the kernel receives it)."""
+        return ctypes.string_at(self.address, TENSORMAP_BYTES)
