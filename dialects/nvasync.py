@@ -109,8 +109,14 @@ OPS = [
         ptx="elect.sync _|p, 0xffffffff"),
     _op("wgmma_fence", "Order register/smem accesses before the following wgmma.",
         semantics=Semantics(is_sync=True, executed_by="warpgroup"), ptx="wgmma.fence.sync.aligned"),
-    _op("wgmma", "acc += A x B on a warpgroup: A [64 x 16] and B [N x 16] K-major in smem "
-        "(rows of `swizzle` bytes), acc vector<N/2 x f32> per thread. `accumulate=false` ignores acc.",
+    _op("wgmma", "acc += A x B^T on a warpgroup: A [64 x 16] and B [N x 16], both K-major in smem "
+        "laid out as a `swizzle`-byte swizzled tile (rows `swizzle` bytes apart, as a TMA box of that "
+        "swizzle writes it); acc vector<N/2 x f32> per thread. `accumulate=false` ignores acc. "
+        "An operand is either a whole tile one k-step wide (16 columns, 32-byte swizzle for 16-bit "
+        "types) or the k-th 16-column slice of a wider tile, `memref.subview %tile[r, 16k] [rows, 16] "
+        "[1, 1]` (static offsets; r a multiple of 8): the descriptor's start address then moves by "
+        "32*k bytes inside the swizzle atom (the hardware applies the swizzle to the final "
+        "address).  The access is the whole underlying tile.",
         operands=[Operand("a", "memref"), Operand("b", "memref"), Operand("acc", "vector")],
         results=[Operand("result", "vector", same_as="acc")],
         attrs=[Attr("swizzle", "i32", 128), Attr("accumulate", "bool", True)],
@@ -274,6 +280,50 @@ def _check_named_barrier(view):
     return errors
 
 
+def wgmma_tile(value):
+    """(the smem value a wgmma operand slices, (row, column) element offset of the slice): the
+    source of a `memref.subview` with static offsets, else the operand itself at (0, 0)."""
+    owner = value.owner
+    if getattr(owner, "name", None) == "memref.subview":
+        source = owner.operands[0]
+        ty = _ir().MemRefType(value.type)
+        strides, offset = ty.get_strides_and_offset()
+        src_strides, src_offset = _ir().MemRefType(source.type).get_strides_and_offset()
+        if ty.is_dynamic_stride_or_offset(offset) or ty.is_dynamic_stride_or_offset(src_offset) \
+                or len(strides) != 2 or strides[0] <= 0:
+            return source, None
+        delta = offset - src_offset
+        return source, (delta // strides[0], delta % strides[0])
+    return value, (0, 0)
+
+
+def _wgmma_operand(view, name, swizzle) -> list[str]:
+    """The layout rules of one wgmma operand (K-major, `swizzle`-byte swizzled rows)."""
+    ty = getattr(view, name).type
+    elem_bytes = ty.element_type.width // 8
+    strides, _ = ty.get_strides_and_offset()
+    errors = []
+    if strides[1] != 1:
+        errors.append(f"'{name}' must be K-major (unit stride along K), got strides {strides}")
+    elif strides[0] * elem_bytes != swizzle:
+        errors.append(f"'{name}' rows are {strides[0] * elem_bytes} bytes apart, but a {swizzle}-byte "
+                      f"swizzled tile has rows of {swizzle} bytes ({swizzle // elem_bytes} elements): pass "
+                      f"the whole tile's k-th 16-column slice (memref.subview)")
+    tile, slice_at = wgmma_tile(getattr(view, name))
+    if slice_at is None:
+        errors.append(f"'{name}' is a subview with dynamic offsets; the k-slice must be static")
+    elif not errors:
+        row, column = slice_at
+        if row % 8 or column % 16:
+            errors.append(f"'{name}' slices its tile at row {row}, column {column}: rows must start at a "
+                          "multiple of 8 (a swizzle atom) and columns at a multiple of 16 (a k-step)")
+    offset = _buffer_offset(tile)
+    if offset is not None and offset % (8 * swizzle):
+        errors.append(f"{swizzle}-byte swizzled wgmma operand '{name}' must be {8 * swizzle}-byte aligned "
+                      f"(a swizzle atom: 8 rows of {swizzle} bytes), buffer offset is {offset}")
+    return errors
+
+
 def _check_wgmma(view):
     errors = _smem(view, "a", "wgmma A operand") + _smem(view, "b", "wgmma B operand")
     if view.swizzle not in WGMMA_SWIZZLES:
@@ -291,12 +341,9 @@ def _check_wgmma(view):
         errors.append(f"B must be an Nx16 tile with N a multiple of 8 in [8, 256], got {list(b.shape)}")
     elif acc.rank != 1 or acc.shape[0] != n // 2 or str(acc.element_type) != "f32":
         errors.append(f"the accumulator must be vector<{n // 2}xf32> for N = {n}, got {acc}")
-    for name, value in (("a", view.a), ("b", view.b)):
-        offset = _buffer_offset(value)
-        if offset is not None and offset % 1024 and view.swizzle == 128:
-            errors.append(f"128-byte swizzled wgmma operand '{name}' must be 1024-byte aligned, "
-                          f"buffer offset is {offset}")
-    return errors
+    if errors:
+        return errors
+    return _wgmma_operand(view, "a", view.swizzle) + _wgmma_operand(view, "b", view.swizzle)
 
 
 def _check_wgmma_wait(view):

@@ -35,7 +35,7 @@ gpu.module @kernels {
       %b = "nvasync.smem_buffer"() {offset = 9216 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
       %z = arith.constant dense<0.0> : vector<32xf32>
       "nvasync.wgmma_fence"() : () -> ()
-      %r = "nvasync.wgmma"(%a, %b, %z) {swizzle = 128 : i32, accumulate = false} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<64x16xbf16, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
+      %r = "nvasync.wgmma"(%a, %b, %z) {swizzle = 32 : i32, accumulate = false} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<64x16xbf16, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
       "nvasync.wgmma_commit"() : () -> ()
       "nvasync.wgmma_wait"() {pending = 0 : i32} : () -> ()
       %x = vector.extract %r[0] : f32 from vector<32xf32>

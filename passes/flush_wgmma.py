@@ -9,9 +9,22 @@ Rules (nvFuser PRs #3843, #3863, #3865; ../shared/HOPPER.md):
     are issued share one flush; chains read in between get one each.  The flush goes at the
     outermost level: before a loop whose body reads the accumulator, not inside it;
   * a wgmma reads its smem operands until its group completes: when anything may rewrite those
-    buffers, the warpgroup waits (`wgmma.wait_group 0`) before the barrier that releases them.
+    buffers, the warpgroup waits (`wgmma.wait_group 0`) before the op that releases them.  Two
+    ops release:
+      - a CTA or named barrier (`sync_threads`, `named_barrier`; fuser-insert-syncs places it
+        before a rewrite by other threads, e.g. the refill of a `pipelined` stage);
+      - a pipeline's consumer release: an `mbarrier_arrive` on a stage's `empty` barrier (marked
+        by fuser-pipeline-mbarriers with `fuser.pipeline = "empty[...]"`), after which the
+        producer refills the stage by TMA (`warp_specialized` mode).  The arrive runs in one
+        elected lane per warp after a `warp_sync`; wgmma.wait_group is .sync.aligned (every
+        thread of the warpgroup executes it), so the wait goes before that `warp_sync`, outside
+        the elected branch -- or before the region op that holds the arrive when there is no
+        `warp_sync` in front of it.
+    A wait already in place (e.g. the flush of an accumulator read earlier in the stage) covers
+    the release: none is added then.
 Contract
-  in:  kernels with wgmma ops (after fuser-insert-syncs, which placed the releasing barriers).
+  in:  kernels with wgmma ops (after fuser-insert-syncs, which placed the releasing barriers, and
+       after fuser-pipeline-mbarriers, which created the empty-barrier releases).
   out: the same kernels plus wgmma_fence / wgmma_commit / wgmma_wait ops marked `fuser.derived`.
 """
 from __future__ import annotations
@@ -24,6 +37,14 @@ from .smem_model import accesses, accumulator_readers, kernels, op_key
 from .sync_paths import invalidate
 
 TERMINATORS = ("scf.yield", "gpu.yield", "gpu.return")
+PROTOCOL = "fuser.pipeline"            # fuser-pipeline-mbarriers' mark on the protocol ops it creates
+
+
+def is_empty_release(op) -> bool:
+    """A consumer's arrive on a pipeline stage's `empty` mbarrier: the stage may be refilled."""
+    op = op_key(op)
+    return (op.name == "nvasync.mbarrier_arrive" and PROTOCOL in op.attributes
+            and ir.StringAttr(op.attributes[PROTOCOL]).value.startswith("empty["))
 
 
 def run(module_op, pass_) -> None:
@@ -53,6 +74,14 @@ class _Flusher:
 
         op.walk(visit)
         return bool(found)
+
+    def releases(self, ops, index) -> bool:
+        """Does ops[index] start a consumer release: the warp_sync right before an empty-barrier
+        arrive (or the op holding one), or, without that warp_sync, such an op itself?"""
+        op = ops[index]
+        if op.name == "nvasync.warp_sync":
+            return index + 1 < len(ops) and self.contains(ops[index + 1], is_empty_release)
+        return self.contains(op, is_empty_release)
 
     def block(self, block, unwaited: bool) -> bool:
         """Process `block`; returns whether wgmma groups may still be in flight at its end."""
@@ -87,6 +116,11 @@ class _Flusher:
                 with ir.InsertionPoint(op), op.location:
                     mark(nvasync.WgmmaWaitOp(pending=0), "wgmma still reads its smem operands: wait before "
                                                          f"the barrier that releases them ({describe(op)})")
+                unwaited = False
+            elif unwaited and self.operands_rewritten and self.releases(ops, index):
+                with ir.InsertionPoint(op), op.location:
+                    mark(nvasync.WgmmaWaitOp(pending=0), "wgmma still reads its smem operands: wait before "
+                                                         f"the empty-barrier arrive that releases them ({describe(op)})")
                 unwaited = False
             for region in op.regions:          # groups left in flight inside stay in flight after
                 for inner in region.blocks:

@@ -324,7 +324,17 @@ class _FunctionLowering:
         nvvm.WgmmaWaitGroupSyncOp(view.pending)
 
     def matrix_descriptor(self, value, swizzle):
-        """The 64-bit wgmma smem descriptor of a K-major tile whose rows are `swizzle` bytes."""
+        """The 64-bit wgmma smem descriptor (PTX ISA, "matrix descriptor") of a K-major operand in
+        a `swizzle`-byte swizzled tile: rows `swizzle` bytes apart, 8-row atoms contiguous.
+          bits  0-13  start address >> 4: the operand's first element.  A k-slice (a subview at
+                      column 16k) starts 32k bytes into the atom's first row; the hardware applies
+                      the swizzle XOR to the final addresses, so only the start moves;
+          bits 16-29  leading-dimension byte offset >> 4: unused by swizzled K-major layouts (1);
+          bits 32-45  stride-dimension byte offset >> 4: from one 8-row core-matrix group to the
+                      next along M/N = 8 * swizzle bytes;
+          bits 49-51  base offset: 0, since tiles start on an atom (8 * swizzle bytes: the verifier
+                      checks) and a k-slice moves only address bits below bit 7;
+          bits 62-63  swizzle mode: 1 = 128 B, 2 = 64 B, 3 = 32 B."""
         i64 = ir.IntegerType.get_signless(64)
         address = llvm.ptrtoint(i64, self.smem_pointer(value))
         start = arith.shrui(arith.andi(address, arith.constant(i64, 0x3FFFF)), arith.constant(i64, 4))

@@ -7,6 +7,7 @@ each decides on its own what the facts require.
   two accesses conflict when the ranges overlap), read or write, proxy (generic for
   memref/vector loads and stores, async for TMA and wgmma per `nvasync.Semantics`), the threads
   that execute it and, for generic accesses, a structural key of its thread->element mapping.
+  A wgmma operand that is a k-slice (`memref.subview`) of a swizzled tile accesses the whole tile.
 * `is_divergent(value)`: may differ between the threads of a CTA.  Uniform are constants, kernel
   arguments, block/grid ids and sizes, what pure ops compute from uniform values, and IVs and
   carried values of loops with uniform bounds; the thread index, `elect_one`, loaded data and
@@ -521,6 +522,8 @@ def accesses(func) -> list[Access]:
                 for names, is_write in ((sem.reads, False), (sem.writes, True)):
                     for operand in names:
                         value = getattr(view, operand)
+                        if name == "nvasync.wgmma":     # a k-slice (subview) reads across its whole tile
+                            value = nvasync.wgmma_tile(value)[0]
                         found.append(Access(op, *byte_range(value), is_write, sem.proxy, threads_of(op), None))
         return ir.WalkResult.ADVANCE
 

@@ -78,7 +78,7 @@ def build_every_nvasync_op():
             acc_ty = ir.VectorType.get([64], f32)
             acc = arith.constant(acc_ty, ir.DenseElementsAttr.get_splat(acc_ty, ir.FloatAttr.get(f32, 1.0)))
             nvasync.WgmmaFenceOp()
-            nvasync.WgmmaOp(acc_ty, a, b, acc, swizzle=128, accumulate=True)
+            nvasync.WgmmaOp(acc_ty, a, b, acc, swizzle=32, accumulate=True)
             nvasync.WgmmaCommitOp()
             nvasync.WgmmaWaitOp(pending=0)
             ir.Operation.create("gpu.yield")

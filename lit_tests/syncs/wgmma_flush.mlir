@@ -23,8 +23,8 @@ gpu.module @kernels {
     %z = arith.constant dense<0.0> : vector<32xf32>
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
-    %r1 = "nvasync.wgmma"(%a, %b, %z) {swizzle = 128 : i32, accumulate = false} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<64x16xbf16, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
-    %r2 = "nvasync.wgmma"(%b, %a, %z) {swizzle = 128 : i32, accumulate = false} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<64x16xbf16, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
+    %r1 = "nvasync.wgmma"(%a, %b, %z) {swizzle = 32 : i32, accumulate = false} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<64x16xbf16, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
+    %r2 = "nvasync.wgmma"(%b, %a, %z) {swizzle = 32 : i32, accumulate = false} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<64x16xbf16, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
     %x = vector.extract %r1[0] : f32 from vector<32xf32>
     memref.store %x, %out[%c0] : memref<2xf32>
     %y = vector.extract %r2[0] : f32 from vector<32xf32>

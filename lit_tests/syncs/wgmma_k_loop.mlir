@@ -55,8 +55,8 @@ gpu.module @kernels {
     %c1 = arith.constant 1 : index
     %z = arith.constant dense<0.0> : vector<32xf32>
     %acc = scf.for %k = %c0 to %kblocks step %c1 iter_args(%c = %z) -> (vector<32xf32>) {
-      %r0 = "nvasync.wgmma"(%a0, %b0, %c) {swizzle = 128 : i32, accumulate = true} : (!a, !b, vector<32xf32>) -> vector<32xf32>
-      %r1 = "nvasync.wgmma"(%a1, %b1, %r0) {swizzle = 128 : i32, accumulate = true} : (!a, !b, vector<32xf32>) -> vector<32xf32>
+      %r0 = "nvasync.wgmma"(%a0, %b0, %c) {swizzle = 32 : i32, accumulate = true} : (!a, !b, vector<32xf32>) -> vector<32xf32>
+      %r1 = "nvasync.wgmma"(%a1, %b1, %r0) {swizzle = 32 : i32, accumulate = true} : (!a, !b, vector<32xf32>) -> vector<32xf32>
       scf.yield %r1 : vector<32xf32>
     }
     %tid = gpu.thread_id x
@@ -74,7 +74,7 @@ gpu.module @kernels {
     %c32 = arith.constant 32 : index
     %z = arith.constant dense<0.0> : vector<32xf32>
     %acc = scf.for %k = %c0 to %kblocks step %c1 iter_args(%c = %z) -> (vector<32xf32>) {
-      %r0 = "nvasync.wgmma"(%a0, %b0, %c) {swizzle = 128 : i32, accumulate = true} : (!a, !b, vector<32xf32>) -> vector<32xf32>
+      %r0 = "nvasync.wgmma"(%a0, %b0, %c) {swizzle = 32 : i32, accumulate = true} : (!a, !b, vector<32xf32>) -> vector<32xf32>
       scf.yield %r0 : vector<32xf32>
     }
     %tid = gpu.thread_id x

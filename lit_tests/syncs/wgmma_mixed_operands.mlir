@@ -98,7 +98,7 @@ gpu.module @kernels {
     vector.store %v, %A[%row, %col0] : !a, vector<8xbf16>
     "nvasync.mbarrier_try_wait_parity"(%bars, %c0, %p0) : (!bars, index, i32) -> ()
     %z = arith.constant dense<0.0> : vector<32xf32>
-    %r = "nvasync.wgmma"(%A, %B, %z) {swizzle = 128 : i32, accumulate = false} : (!a, !b, vector<32xf32>) -> vector<32xf32>
+    %r = "nvasync.wgmma"(%A, %B, %z) {swizzle = 32 : i32, accumulate = false} : (!a, !b, vector<32xf32>) -> vector<32xf32>
     vector.store %r, %out[%tid, %c0] : memref<128x32xf32>, vector<32xf32>
     gpu.return
   }
@@ -131,7 +131,7 @@ gpu.module @kernels {
     "nvasync.mbarrier_try_wait_parity"(%bars, %c0, %p0) : (!bars, index, i32) -> ()
     vector.store %v, %A[%row, %col0] : !a, vector<8xbf16>
     %z = arith.constant dense<0.0> : vector<32xf32>
-    %r = "nvasync.wgmma"(%A, %B, %z) {swizzle = 128 : i32, accumulate = false} : (!a, !b, vector<32xf32>) -> vector<32xf32>
+    %r = "nvasync.wgmma"(%A, %B, %z) {swizzle = 32 : i32, accumulate = false} : (!a, !b, vector<32xf32>) -> vector<32xf32>
     vector.store %r, %out[%tid, %c0] : memref<128x32xf32>, vector<32xf32>
     gpu.return
   }
