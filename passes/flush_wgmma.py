@@ -50,7 +50,7 @@ def is_empty_release(op) -> bool:
 def run(module_op, pass_) -> None:
     for func in kernels(module_op):
         invalidate()
-        readers = {hash(op_key(r)) for _, r in accumulator_readers(func)}
+        readers = {op_key(r) for _, r in accumulator_readers(func)}
         found = accesses(func)
         operands = [a for a in found if a.op.name == "nvasync.wgmma"]
         rewritten = any(w.is_write and w.op.name != "nvasync.wgmma" and any(w.overlaps(o) for o in operands)
@@ -108,7 +108,7 @@ class _Flusher:
                 unwaited = True
             elif name == "nvasync.wgmma_wait" and ir.IntegerAttr(op.attributes["pending"]).value == 0:
                 unwaited = False
-            elif unwaited and self.contains(op, lambda o: hash(op_key(o)) in self.readers):
+            elif unwaited and self.contains(op, lambda o: op_key(o) in self.readers):
                 with ir.InsertionPoint(op), op.location:
                     mark(nvasync.WgmmaWaitOp(pending=0), f"flush wgmma before reading the accumulator: {describe(op)}")
                 unwaited = False

@@ -278,7 +278,7 @@ class _Pipeline:
         found = []
         self.func.walk(lambda op: found.append(op.operands[0]) or ir.WalkResult.ADVANCE
                        if op.name == "scf.if" and elect_op(op.operands[0]) is not None else ir.WalkResult.ADVANCE)
-        predicates = {hash(v.owner): v for v in found}
+        predicates = {v.owner: v for v in found}
         if len(predicates) > 1:
             raise PipelineError(self.loop, "the kernel computes several issue predicates; bulk groups and "
                                            "mbarrier arrivals are per thread, so compute one")

@@ -56,7 +56,7 @@ class Threads:
 
     def describe(self) -> str:
         who = "all threads" if self.role is None else f"warps [{self.role[0]}, {sum(self.role)})"
-        return f"the issuing thread of {who}" if self.issuer else (f"a subset of {who}" if self.subset else who)
+        return f"the issuing thread of {who}" if self.issuer is not None else (f"a subset of {who}" if self.subset else who)
 
     def within(self, role) -> bool:
         """Every thread of this set lies in the warps `role` ((first, count); None: the CTA)."""
@@ -93,7 +93,7 @@ def block_key(block) -> tuple:
     owner = op_key(block.owner)
     for index, region in enumerate(owner.regions):
         if any(b == block for b in region.blocks):
-            return (hash(owner), index)
+            return (owner, index)
     raise ValueError("block not found in its owner")
 
 
@@ -147,7 +147,7 @@ def reset_memo() -> None:
 def _value_key(value):
     if isinstance(value, ir.BlockArgument):
         return ("arg", block_key(value.owner), value.arg_number)
-    return (hash(op_key(value.owner)), value.result_number)
+    return (op_key(value.owner), value.result_number)
 
 
 def is_divergent(value) -> bool:
@@ -271,7 +271,7 @@ def threads_of(op) -> Threads:
     """The threads that run `op`: the warps of its enclosing warp_roles and of the divergent
     scf.if branches it sits in whose condition selects whole warps (a contiguous range), the
     issuer of an elect_one guard, or some other subset."""
-    key = hash(op_key(op))
+    key = op_key(op)
     if key not in _threads:
         _threads[key] = _threads_of(op)
     return _threads[key]
@@ -293,7 +293,7 @@ def _threads_of(op) -> Threads:
             taken = child.block.region == parent.regions[0]
             elected = elect_op(cond) if taken else None
             if elected is not None:
-                issuer = hash(elected)
+                issuer = (elected,)       # a 1-tuple: an ir.Operation does not compare with None
             else:
                 warps = warps_taking(cond, taken)
                 subset |= warps is None
@@ -487,7 +487,7 @@ def structural_key(value, depth=0):
         return ("arg", block_key(value.owner), value.arg_number)
     owner = op_key(value.owner)
     if depth > 12 or not (owner.name.startswith(("arith.", "gpu.", "index.")) and len(owner.regions) == 0):
-        return ("value", hash(owner), value.result_number if hasattr(value, "result_number") else 0)
+        return ("value", owner, value.result_number if hasattr(value, "result_number") else 0)
     attrs = tuple(sorted((a.name, str(a.attr)) for a in named_attributes(owner)))
     return (owner.name, attrs, tuple(structural_key(v, depth + 1) for v in owner.operands))
 
@@ -600,8 +600,8 @@ def accumulator_readers(func) -> list[tuple]:
             if user.name == "scf.yield" and op_key(user.parent).name == "scf.for":
                 loop = op_key(user.parent)
                 result = loop.results[use.operand_number]
-                if hash(loop) not in seen:
-                    seen.add(hash(loop))
+                if loop not in seen:
+                    seen.add(loop)
                     readers_of(result, wgmma, seen)
                 continue
             pairs.append((wgmma, user))

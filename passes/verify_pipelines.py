@@ -71,6 +71,7 @@ def run(module_op, pass_) -> None:
 def verify_function(func) -> list[tuple[object, str]]:
     """(op, message) for the first violation found per explored trip count, deduplicated."""
     _contains.clear()
+    _steps_of.clear()
     if not _contains_protocol(func, mbarriers_only=True):
         return []
     problems, seen = [], set()
@@ -84,7 +85,7 @@ def verify_function(func) -> list[tuple[object, str]]:
             for schedule in _schedules(list(traces)):
                 _Machine(traces, schedule, label).run()
         except ProtocolError as exc:
-            key = (hash(exc.op), str(exc).split(" (trip")[0])
+            key = (exc.op, str(exc).split(" (trip")[0])
             if key not in seen:
                 seen.add(key)
                 problems.append((exc.op, str(exc)))
@@ -119,7 +120,7 @@ def _merged(traces: dict) -> dict:
     """Classes with the same protocol trace behave alike: one class standing for all their threads."""
     groups: dict = {}
     for cls, events in traces.items():
-        key = tuple((e.kind, hash(e.op), e.barrier, e.value) for e in events)
+        key = tuple((e.kind, e.op, e.barrier, e.value) for e in events)
         groups.setdefault(key, []).append(cls)
     merged = {}
     for members in groups.values():
@@ -158,14 +159,27 @@ _contains: dict = {}
 
 
 def _contains_protocol(op, mbarriers_only=False) -> bool:
-    """Memoized per run (ops hash by address, so verify_function clears it)."""
-    key = (hash(op), mbarriers_only)
+    """Memoized per run, keyed by the op itself (verify_function clears it)."""
+    key = (op, mbarriers_only)
     if key not in _contains:
         names = PROTOCOL_OPS[:6] if mbarriers_only else PROTOCOL_OPS
         found = []
         op.walk(lambda o: found.append(o) or ir.WalkResult.INTERRUPT if o.name in names else ir.WalkResult.ADVANCE)
         _contains[key] = bool(found)
     return _contains[key]
+
+
+_steps_of: dict = {}
+
+
+def _steps(block) -> list:
+    """The ops of `block` the interpreter runs: protocol ops and ops with regions that hold some
+    (the rest cannot emit events).  Memoized per run, like _contains."""
+    if block not in _steps_of:
+        _steps_of[block] = [op.operation for op in block.operations
+                            if op.operation.name in PROTOCOL_OPS or (len(op.operation.regions)
+                                                                     and _contains_protocol(op.operation))]
+    return _steps_of[block]
 
 
 # --- the interpreter: one thread class's protocol events -----------------------------------------
@@ -291,8 +305,8 @@ class _Interpreter:
 
     # control flow
     def run_block(self, block) -> None:
-        for op in block.operations:
-            self.run_op(op.operation)
+        for op in _steps(block):
+            self.run_op(op)
 
     def run_op(self, op) -> None:
         name = op.name

@@ -57,7 +57,8 @@ class Launcher:
                 continue
             j = tensor_index[p["tensor"]]
             if p["kind"] == "tensormap":
-                slot = driver.TensorMapSlot(p["dtype"], launch["view"], p["box"], names[j], itemsizes[j])
+                slot = driver.TensorMapSlot(p["dtype"], launch["view"], p["box"], names[j], itemsizes[j],
+                                            p.get("swizzle", 0))
             else:
                 slot = driver.PointerSlot(names[j], p["align"])
             self.slots[j] = slot
