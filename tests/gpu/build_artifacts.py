@@ -2,6 +2,7 @@
 
     FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tests/gpu/build_artifacts.py
     python3 tests/gpu/build_artifacts.py --list      # the cases (and schedules) only, no compiling
+    python3 tests/gpu/build_artifacts.py --shard 1/2 # every 2nd case from the first: run shards in parallel
 
 TMA-pointwise cases are built once per pipeline mode (cases.with_modes), as test_pointwise runs them.
 """
@@ -21,23 +22,33 @@ def example(shape, dtype):
     return torch.empty(shape, dtype=dtype, device="meta")
 
 
+def shard() -> tuple[int, int]:
+    """(k, n) from `--shard k/n` (1-based): build every n-th case starting at the k-th."""
+    args = sys.argv[1:]
+    if "--shard" not in args:
+        return 0, 1
+    k, n = map(int, args[args.index("--shard") + 1].split("/"))
+    if not 1 <= k <= n:
+        sys.exit(f"--shard k/n needs 1 <= k <= n, got {k}/{n}")
+    return k - 1, n
+
+
 def main():
     listing = "--list" in sys.argv[1:]
     if not listing and "FUSER_MLIR_CACHE_DIR" not in os.environ:
         sys.exit("set FUSER_MLIR_CACHE_DIR (e.g. .fuser_cache) so the GPU machine can find the artifacts")
-    for case_id, _, build, shapes, schedule in with_modes(CASES + LARGE):
-        if listing:
-            print(case_id, schedule)
-            continue
-        fd = build()
-        fd.compile([example(s, torch_dtype(t.dtype)) for s, t in zip(shapes, fd.inputs)], schedule=schedule)
-        print("built", case_id)
-    for name, build, views, schedule in STRIDED_CASES + STRIDED_EXTRA:
+    first, every = shard()
+    jobs = [(case_id, schedule, build, lambda fd, s=shapes: [example(x, torch_dtype(t.dtype))
+                                                             for x, t in zip(s, fd.inputs)])
+            for case_id, _, build, shapes, schedule in with_modes(CASES + LARGE)]
+    jobs += [(name, schedule, build, lambda fd, v=views: make_inputs(fd, v, "meta"))
+             for name, build, views, schedule in STRIDED_CASES + STRIDED_EXTRA]
+    for name, schedule, build, inputs_of in jobs[first::every]:
         if listing:
             print(name, schedule)
             continue
         fd = build()
-        fd.compile(make_inputs(fd, views, "meta"), schedule=schedule)
+        fd.compile(inputs_of(fd), schedule=schedule)
         print("built", name)
 
 
