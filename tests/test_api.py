@@ -9,13 +9,7 @@ from fuser_mlir.runtime import artifact as artifacts
 from fuser_mlir.backend.ptxas import assemble
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("FUSER_MLIR_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("FUSER_MLIR_OFFLINE", raising=False)
-    artifacts._memory.clear()
-    yield tmp_path / "cache"
-    artifacts._memory.clear()
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def relu_mul():

@@ -11,17 +11,10 @@ import torch
 
 from fuser_mlir import DataType, FusionDefinition, FusionError
 from fuser_mlir.backend.ptxas import assemble
-from fuser_mlir.runtime import artifact as artifacts
 from fuser_mlir.schedulers import pointwise
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("FUSER_MLIR_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("FUSER_MLIR_OFFLINE", raising=False)
-    artifacts._memory.clear()
-    yield
-    artifacts._memory.clear()
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def fusion(dtypes, build, rank=2):

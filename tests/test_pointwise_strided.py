@@ -12,19 +12,12 @@ from fuser_mlir.backend.pipeline import SYNC_PASSES, PassPipeline
 from fuser_mlir.backend.ptxas import assemble
 from fuser_mlir.compiler import choose, input_signature
 from fuser_mlir.dialects import new_context
-from fuser_mlir.runtime import artifact as artifacts
 from fuser_mlir.runtime.driver import PointerSlot
 
 BF16, F32 = torch.bfloat16, torch.float32
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("FUSER_MLIR_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("FUSER_MLIR_OFFLINE", raising=False)
-    artifacts._memory.clear()
-    yield
-    artifacts._memory.clear()
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def mul_relu(*ranks, dtype=DataType.BFloat16):
