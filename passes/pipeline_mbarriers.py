@@ -215,18 +215,25 @@ class _Pipeline:
     def stage_buffers(self):
         """{buffer value: [its copy per stage]} for every smem buffer the body touches, and the
         offset just past the last stage (where the mbarriers go)."""
-        touched = {}
+        touched, views = {}, []
 
         def visit(op):
             for value in op.operands:
                 owner = value.owner
-                if not isinstance(value, ir.BlockArgument) and owner.name == "nvasync.smem_buffer" \
-                        and not self._inside_loop(owner):
+                if isinstance(value, ir.BlockArgument) or self._inside_loop(owner):
+                    continue
+                if owner.name == "nvasync.smem_buffer":
                     touched[value] = owner
+                elif _is_smem(value.type):
+                    views.append(owner)
             return ir.WalkResult.ADVANCE
 
         for op in self.body.operations:
             op.operation.walk(visit)
+        if views:       # a view made outside the loop would be the same memory in every stage
+            raise PipelineError(views[0], f"'{views[0].name}' makes a view of shared memory outside the "
+                                          "pipelined loop that the loop uses; make it inside the loop, so each "
+                                          "stage gets its own")
         everything = []
         self.func.walk(lambda op: everything.append(op) or ir.WalkResult.ADVANCE
                        if op.name == "nvasync.smem_buffer" else ir.WalkResult.ADVANCE)
@@ -596,6 +603,11 @@ def _inside(op, ancestor) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+def _is_smem(ty) -> bool:
+    return isinstance(ty, ir.MemRefType) and ty.memory_space is not None \
+        and "workgroup" in str(ty.memory_space)
 
 
 def _require_pure(op, where) -> None:

@@ -233,3 +233,24 @@ gpu.module @kernels {
   }
 }
 }
+
+// -----
+
+// a view of a pipelined buffer made outside the loop would be the same memory in every stage
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %buf = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    // expected-error @below {{'memref.subview' makes a view of shared memory outside the pipelined loop that the loop uses}}
+    %row = memref.subview %buf[0, 0] [1, 32] [1, 1] : memref<32x32xf32, #gpu.address_space<workgroup>> to memref<32xf32, strided<[1]>, #gpu.address_space<workgroup>>
+    scf.for %i = %c0 to %n step %c1 {
+      "nvasync.pipeline_load"(%d, %buf, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+      %v = memref.load %row[%c0] : memref<32xf32, strided<[1]>, #gpu.address_space<workgroup>>
+    } {nvasync.pipeline = {stages = 2 : i64}}
+    gpu.return
+  }
+}
+}
