@@ -51,7 +51,7 @@ UNBOUNDED = 1 << 62
 @dataclass(frozen=True)
 class Threads:
     role: tuple[int, int] | None      # (first_warp, num_warps); None: every warp of the CTA
-    issuer: int | None = None         # one elected lane: the elect_one op selecting it (its hash)
+    issuer: tuple | None = None       # one elected lane: (the elect_one op selecting it,)
     subset: bool = False              # some other divergent subset
 
     def describe(self) -> str:

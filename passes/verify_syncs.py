@@ -17,7 +17,10 @@ generic access -> TMA load overwrite: a barrier; TMA store/reduce -> later write
 commit, `wait_group.read N` covering it, then a barrier; TMA store/reduce -> semaphore release:
 `wait_group N` *without* .read covering it, on the releasing thread; mbarriers initialised before
 use and every TMA load announced by an arrive.expect_tx; TMA load -> use: an mbarrier wait on
-the load's barrier and stage; mbarrier use by other threads -> inval: a barrier;
+the load's barrier and stage; mbarrier use by other threads -> inval: a barrier; an access by one warp role -> another role's
+TMA load overwriting it (roles run concurrently): the accessing warp's release (a warp sync
+before one lane's arrive; after a wgmma, the wait retiring its group), an mbarrier arrive, and
+the loading thread's wait on that mbarrier before the load;
 mbarrier init -> use: `fence.mbarrier_init` and, for other
 threads, a barrier; TMA stores -> kernel exit: a covering `wait_group.read`.
 
@@ -185,6 +188,7 @@ def verify_function(func):
     problems += _check_releases(trace)
     problems += _check_mbarrier_protocol(trace)
     problems += _check_wgmma(trace, func)
+    problems += _check_cross_role(trace)
     unique, seen = [], set()
     for a, b, m in problems:
         key = (op_key(a), op_key(b), m.split(":")[0])
@@ -285,8 +289,11 @@ def _check_pair(trace, i, j):
     return None
 
 
-def _check_group_done(trace, i, j, names, commit_name, wait_name, then=None):
-    """A's group is committed, then a wait with pending <= later commits runs, then `then`."""
+def _check_group_done(trace, i, j, names, commit_name, wait_name, then=None, before=None):
+    """A's group is committed, then a wait with pending <= later commits runs, then `then`;
+    `before` names what B does to A's data, for the messages."""
+    reading = then is None and before is None
+    before = before or ("its accumulator is read" if then is None else "its operand is rewritten")
     a, b = trace[i], trace[j]
     commits = None
     for k in range(i + 1, j):
@@ -301,8 +308,8 @@ def _check_group_done(trace, i, j, names, commit_name, wait_name, then=None):
                 return None
             return f"the wgmma wait is not followed by a barrier releasing the buffer: {names}"
     if commits is None:
-        return f"wgmma not committed (wgmma.commit_group) before {'its result is read' if then is None else 'its operand is rewritten'}: {names}"
-    return f"no wgmma.wait_group covering the wgmma before {'its accumulator is read' if then is None else 'its operand is rewritten'}: {names}"
+        return f"wgmma not committed (wgmma.commit_group) before {'its result is read' if reading else before}: {names}"
+    return f"no wgmma.wait_group covering the wgmma before {before}: {names}"
 
 
 def _check_wgmma(trace, func):
@@ -328,6 +335,51 @@ def _check_wgmma(trace, func):
                         problems.append((e.op, r.op, message))
                     break
     return problems
+
+
+def _disjoint(r1, r2) -> bool:
+    return r1 is not None and r2 is not None and (sum(r1) <= r2[0] or sum(r2) <= r1[0])
+
+
+def _check_cross_role(trace):
+    """Warp roles run concurrently: an access by one role and another role's TMA load that
+    overwrites it are ordered only by an mbarrier release -> acquire.  After the access, its
+    warp releases (a warp sync when one elected lane arrives for the warp, and after a wgmma the
+    wait retiring its group), then arrives on an mbarrier; before the load, the loading thread
+    waits on that mbarrier (same array and stage).  Phases are fuser-verify-pipelines' concern."""
+    problems = []
+    loads = [j for j, e in enumerate(trace) if e.access is not None and op_key(e.op).name == "nvasync.tma_load"]
+    for i, a in enumerate(trace):
+        if a.access is None or a.access.threads.role is None:
+            continue
+        for j in loads:
+            b = trace[j]
+            if _disjoint(a.access.threads.role, b.access.threads.role) and a.access.overlaps(b.access):
+                message = _released(trace, i, j)
+                if message:
+                    problems.append((a.op, b.op, message))
+    return problems
+
+
+def _released(trace, i, j):
+    a, b = trace[i], trace[j]
+    A, B = a.access, b.access
+    names = f"{_name(a.op)} -> {_name(b.op)}"
+    acquires = [e for e in trace[:j] if e.op.name == "nvasync.mbarrier_try_wait_parity"
+                and threads_of(e.op).covers(B.threads) and _surely(e, b, b)]
+    for k in range(i + 1, len(trace)):
+        e = trace[k]
+        if not (e.op.name == "nvasync.mbarrier_arrive" and threads_of(e.op).within(A.threads.role)
+                and _surely(e, a, a) and any(_same_mbarrier(w.op.opview, e.op.opview) for w in acquires)):
+            continue
+        if threads_of(e.op) != A.threads and not _between(trace, i, k, lambda x: x.op.name == "nvasync.warp_sync"):
+            return f"a warp's accesses released by one lane's mbarrier arrive without a warp sync before it: {names}"
+        if op_key(a.op).name == "nvasync.wgmma":
+            return _check_group_done(trace, i, k, names, "nvasync.wgmma_commit", "nvasync.wgmma_wait",
+                                     before="the mbarrier arrive releasing its operands")
+        return None
+    return (f"{A.threads.describe()} and {B.threads.describe()} (another warp role) overwriting it are not "
+            f"ordered by an mbarrier arrive after the access and a wait on it before the TMA load: {names}")
 
 
 def _same_mbarrier(wait, load) -> bool:

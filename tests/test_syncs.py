@@ -117,3 +117,37 @@ def test_unsynchronized_kernel_is_reported():
     for expected in ("mbarrier init not fenced", "without fence.proxy.async",
                      "TMA store never committed", "kernel exit"):
         assert expected in messages
+
+
+LIT_PIPELINE = Path(__file__).parent.parent / "lit_tests" / "pipeline"
+
+
+@pytest.mark.parametrize("victim, expected", [
+    ("wgmma_wait", "no wgmma.wait_group covering the wgmma before the mbarrier arrive releasing its operands"),
+    ("warp_sync", "released by one lane's mbarrier arrive without a warp sync before it"),
+    ("empty arrive", "are not ordered by an mbarrier arrive after the access and a wait on it before the TMA load"),
+    ("empty wait", "are not ordered by an mbarrier arrive after the access and a wait on it before the TMA load"),
+])
+def test_cross_role_release_is_verified(victim, expected):
+    """Warp roles run concurrently: a consumer's wgmma reads are ordered before the producer's
+    next TMA load into the stage only by the release chain (wgmma wait, warp sync, arrive on
+    `empty`; the producer's wait on it).  Deleting any link of a derived warp-specialized kernel
+    makes fuser-verify-syncs object (the lit kernel of fuser-flush-wgmma's release rule)."""
+    def chosen(op):
+        tag = op.attributes["fuser.pipeline"].value if "fuser.pipeline" in op.attributes else ""
+        return {"wgmma_wait": op.name == "nvasync.wgmma_wait" and "empty-barrier" in
+                str(op.attributes["fuser.derived"]) if "fuser.derived" in op.attributes else False,
+                "warp_sync": op.name == "nvasync.warp_sync",
+                "empty arrive": op.name == "nvasync.mbarrier_arrive" and tag.startswith("empty"),
+                "empty wait": op.name == "nvasync.mbarrier_try_wait_parity" and tag.startswith("empty")}[victim]
+
+    with new_context(), ir.Location.unknown():
+        module = ir.Module.parse((LIT_PIPELINE / "wgmma_release.mlir").read_text())
+        PassPipeline(["fuser-pipeline-mbarriers", *INSERTION]).run(module)
+        assert _problems(module) == []
+        found = []
+        module.operation.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE
+                              if chosen(op) else ir.WalkResult.ADVANCE)
+        assert found, f"the derived kernel has no {victim}"
+        found[0].erase()
+        assert any(expected in message for _, _, message in _problems(module)), _problems(module)
