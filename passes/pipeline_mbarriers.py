@@ -220,7 +220,7 @@ class _Pipeline:
         def visit(op):
             for value in op.operands:
                 owner = value.owner
-                if isinstance(value, ir.BlockArgument) or self._inside_loop(owner):
+                if isinstance(value, ir.BlockArgument) or _inside(owner, self.loop):
                     continue
                 if owner.name == "nvasync.smem_buffer":
                     touched[value] = owner
@@ -275,9 +275,6 @@ class _Pipeline:
 
     def barrier_array_bytes(self) -> int:
         return _round_up(8 * self.options.stages, 16)      # smem buffers sit at 16-byte offsets
-
-    def _inside_loop(self, op) -> bool:
-        return _inside(op, self.loop)
 
     # --- the issuing thread ----------------------------------------------------------------------
     def issuer(self):
@@ -447,7 +444,7 @@ class _Pipeline:
             counts[(f"full[{role}]", full)] = (1, "1 arrival: the role's elected lane")
             counts[(f"empty[{role}]", empty)] = (consumers // 32, f"{consumers // 32} arrivals: one per consumer warp")
         self.init_barriers(issuer, unit, counts)
-        keep = self.producer_needs(unit, g0)
+        keep = self.producer_needs(unit)
         with ir.InsertionPoint(unit), self.loop.location:
             with _role(first_producer, 4):
                 if opts.producer_regs is not None:
@@ -488,7 +485,7 @@ class _Pipeline:
             self.replace_loop(self.rounds(g0, list(self.loop.opview.initArgs), stage))
         return consumer_role.operation
 
-    def producer_needs(self, unit, g0) -> set:
+    def producer_needs(self, unit) -> set:
         """The ops inside the loop nest (outside the pipelined loop) a producer's copy of the
         nest needs: what computes the loops' bounds, the counter and the loads' operands."""
         roots = [self.n]
