@@ -21,6 +21,7 @@ from .opdef import Attr, OpDef, Operand, make_opviews
 DIALECT = "fusion"
 FUSION_ATTR = "fusion.fusion"   # unit attribute on the func.func that holds a fusion
 SCHEDULE_ATTR = "fusion.schedule"   # optional: the scheduler and its decisions (fuser-schedule)
+SCALAR_ARG = "fusion.scalar"          # a rank-0 argument passed by value (a kernel parameter)
 
 FLOAT_DTYPES = ("f32", "f16", "bf16")
 INT_DTYPES = ("i32", "i64")

@@ -24,16 +24,20 @@ scheduler that cannot take the inputs is an error naming why.
 """
 from __future__ import annotations
 
-from .compiler import CompiledFusion, compile_fusion
+from .compiler import CompiledFusion, compile_fusion, device_of
 from .frontend.definition import Fusion
 
 
 def signature_key(inputs) -> tuple:
     """What selects a prepared launch, per input: shape, dtype, device, strides when not
     contiguous (True when contiguous) and whether the data pointer is 16-byte aligned -- the
-    facts the schedulers' access modes depend on."""
-    return tuple([(t.shape, t.dtype, t.get_device(), t.is_contiguous() or t.stride(), t.data_ptr() % 16 == 0)
-                  for t in inputs])
+    facts the schedulers' access modes depend on; for a Python number (a scalar input), its type
+    only: its value is a kernel parameter."""
+    try:
+        return tuple([(t.shape, t.dtype, t.get_device(), t.is_contiguous() or t.stride(), t.data_ptr() % 16 == 0)
+                      for t in inputs])
+    except AttributeError:
+        return tuple([type(t) if isinstance(t, (bool, int, float)) else signature_key([t])[0] for t in inputs])
 
 
 class FusionDefinition(Fusion):
@@ -59,10 +63,7 @@ class FusionDefinition(Fusion):
         launcher = self._launchers.get(key) if options is None else None
         if launcher is None:
             compiled = compile_fusion(self, inputs, options, schedule)
-            from .runtime.driver import require_hopper
-
-            names = [repr(t) for t in self.inputs] + [f"output {t!r}" for t in self.outputs]
-            launcher = compiled.launcher(require_hopper(list(inputs) + list(out or []), names))
+            launcher = compiled.launcher(device_of(self, inputs, out))
             if key is not None and options is None:
                 self._launchers[key] = launcher
         return launcher(inputs, out)

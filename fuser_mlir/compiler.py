@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from .backend.target import TargetOptions
 from .diagnostics import FusionError
 from .frontend.definition import Fusion
-from .frontend.dtypes import TORCH_DTYPE_NAMES, from_torch, torch_dtype
+from .frontend.dtypes import TORCH_DTYPE_NAMES, DataType, from_torch, torch_dtype
 from .frontend.fusion_ir import canonical, fusion_ir
 from .frontend.shapes import bind_shapes
 from .runtime import artifact as artifacts
@@ -63,16 +63,21 @@ class CompiledFusion:
     def run(self, inputs, out=None):
         """Launch on torch CUDA tensors of the signature it was compiled for (checked every call;
         `fd.execute` caches the launcher)."""
-        from .runtime.driver import require_hopper
-
         fd = self.fusion
         sig = input_signature(fd, inputs)
         if sig != self.sig:
             raise FusionError(f"compiled for inputs {list(self.sig.inputs)}, got {list(sig.inputs)}: "
                               "compile for these (fd.execute does)")
-        names = [repr(t) for t in fd.inputs] + [f"output {t!r}" for t in fd.outputs]
-        device = require_hopper(list(inputs) + list(out or []), names)
-        return self.launcher(device)(inputs, out)
+        return self.launcher(device_of(fd, inputs, out))(inputs, out)
+
+
+def device_of(fd: Fusion, inputs, out) -> int:
+    """The Hopper GPU the call's tensors (inputs but scalars, and `out`) live on."""
+    from .runtime.driver import require_hopper
+
+    tensors = [(v, repr(t)) for t, v in zip(fd.inputs, inputs) if not t.scalar]
+    tensors += [(v, f"output {t!r}") for t, v in zip(fd.outputs, out or [])]
+    return require_hopper([v for v, _ in tensors], [name for _, name in tensors])
 
 
 def check_inputs(fd: Fusion, inputs) -> list[tuple[tuple[int, ...], object]]:
@@ -81,6 +86,9 @@ def check_inputs(fd: Fusion, inputs) -> list[tuple[tuple[int, ...], object]]:
         raise FusionError(f"the fusion takes {len(fd.inputs)} inputs, got {len(inputs)}")
     specs = []
     for t, value in zip(fd.inputs, inputs):
+        if t.scalar:
+            specs.append(((), scalar_dtype(t, value)))
+            continue
         dtype = from_torch(getattr(value, "dtype", None))
         if dtype is None:
             raise FusionError(f"input {t!r}: unsupported value {type(value).__name__} "
@@ -88,6 +96,22 @@ def check_inputs(fd: Fusion, inputs) -> list[tuple[tuple[int, ...], object]]:
                               f"{', '.join(TORCH_DTYPE_NAMES)}")
         specs.append((tuple(value.shape), dtype))
     return specs
+
+
+_SCALAR_TYPES = {DataType.Bool: (bool,), DataType.Int32: (int,), DataType.Int64: (int,), DataType.Float: (int, float)}
+_INT_RANGE = {DataType.Int32: 2 ** 31, DataType.Int64: 2 ** 63}
+
+
+def scalar_dtype(t, value):
+    """The dtype of scalar input `t` after checking that `value` is a Python number it takes
+    (bool for Bool, int for integers (in range), int or float for Float)."""
+    if type(value) not in _SCALAR_TYPES[t.dtype]:
+        raise FusionError(f"input {t!r} is a scalar (fd.define_scalar): expected a Python "
+                          f"{' or '.join(k.__name__ for k in _SCALAR_TYPES[t.dtype])}, got {type(value).__name__}")
+    bound = _INT_RANGE.get(t.dtype)
+    if bound and not -bound <= value < bound:
+        raise FusionError(f"input {t!r}: {value} is outside the range of {t.dtype.name}")
+    return t.dtype
 
 
 def layout(value) -> tuple[tuple[int, ...] | None, bool]:
@@ -103,14 +127,15 @@ def layout(value) -> tuple[tuple[int, ...] | None, bool]:
 
 def signature(fd: Fusion, shapes: dict, layouts) -> FusionSig:
     ops = frozenset(n.op for n in fd.nodes if n.op != "input")
-    return FusionSig(ops, tuple(TensorSig(shapes[t.index], t.dtype, *lay) for t, lay in zip(fd.inputs, layouts)),
+    return FusionSig(ops, tuple(TensorSig(shapes[t.index], t.dtype, *lay, scalar=t.scalar)
+                                for t, lay in zip(fd.inputs, layouts)),
                      tuple(TensorSig(shapes[t.index], t.dtype) for t in fd.outputs))
 
 
 def input_signature(fd: Fusion, inputs) -> FusionSig:
     """The signature schedulers decide from, checked against the definition."""
     shapes = bind_shapes(fd, check_inputs(fd, inputs))
-    return signature(fd, shapes, [layout(v) for v in inputs])
+    return signature(fd, shapes, [(None, True) if t.scalar else layout(v) for t, v in zip(fd.inputs, inputs)])
 
 
 def choose(sig: FusionSig, schedule: dict | None):

@@ -7,7 +7,8 @@ scheduler and its decisions, integers and strings (`{scheduler = "pointwise", ra
 box_rows = 32, ...}`, `{scheduler = "pointwise_strided", in_modes = "vector,splat", ...}`; the API
 writes it from concrete shapes).  Otherwise the first registered scheduler that takes the fusion
 decides with its heuristic on the func's static shapes: a dynamic dim (`?`) is unknown at
-compile time and reaches the kernel as a scalar parameter.
+compile time and reaches the kernel as a scalar parameter, and so does a rank-0 argument marked
+`{fusion.scalar}` (its value).
 Contract: in: fusion funcs whose ops verify (run fuser-verify-dialects first); other ops are left
 alone.  out: kernel IR with no barrier, fence or wait (the sync passes derive them next).  A
 fusion no scheduler takes, or a malformed schedule attribute, is an error at the func.
@@ -19,7 +20,7 @@ import json
 from mlir import ir
 
 from ..diagnostics import FusionError
-from ..dialects.fusion import FUSION_ATTR, SCHEDULE_ATTR
+from ..dialects.fusion import FUSION_ATTR, SCALAR_ARG, SCHEDULE_ATTR
 from ..frontend.dtypes import DataType
 from ..schedulers import FusionSig, TensorSig, named, pick
 
@@ -31,13 +32,20 @@ def signature(func_op) -> FusionSig:
     ftype = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
     ops = frozenset(op.operation.name.partition(".")[2] for op in func_op.regions[0].blocks[0].operations
                     if op.operation.name.startswith("fusion."))
-    return FusionSig(ops, tuple(map(_tensor_sig, ftype.inputs)), tuple(map(_tensor_sig, ftype.results)))
+    arg_attrs = list(ir.ArrayAttr(func_op.attributes["arg_attrs"])) if "arg_attrs" in func_op.attributes \
+        else [None] * len(ftype.inputs)
+    inputs = tuple(_tensor_sig(ty, attrs is not None and SCALAR_ARG in ir.DictAttr(attrs))
+                   for ty, attrs in zip(ftype.inputs, arg_attrs))
+    return FusionSig(ops, inputs, tuple(_tensor_sig(ty) for ty in ftype.results))
 
 
-def _tensor_sig(ty) -> TensorSig:
+def _tensor_sig(ty, scalar: bool = False) -> TensorSig:
     ty = ir.RankedTensorType(ty)
     dynamic = ir.ShapedType.get_dynamic_size()
-    return TensorSig(tuple(-1 if d == dynamic else d for d in ty.shape), DataType(str(ty.element_type)))
+    if scalar and ty.rank:
+        raise FusionError(f"a {SCALAR_ARG} argument is rank 0, got {ty}")
+    return TensorSig(tuple(-1 if d == dynamic else d for d in ty.shape), DataType(str(ty.element_type)),
+                     scalar=scalar)
 
 
 def schedule_of(func_op, sig: FusionSig):
@@ -68,9 +76,8 @@ def run(module_op, pass_) -> None:
     kernels = _kernel_module(module_op)
     failed = False
     for func in funcs:
-        sig = signature(func)
         try:
-            scheduler, params = schedule_of(func, sig)
+            scheduler, params = schedule_of(func, signature(func))
             name = ir.StringAttr(func.attributes["sym_name"]).value
             scheduler.build(func, params, name, ir.InsertionPoint(kernels.regions[0].blocks[0]))
         except (FusionError, ValueError) as exc:

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from fuser_mlir import DataType, FusionDefinition, FusionError
+from fuser_mlir.api import signature_key
 from fuser_mlir.runtime import artifact as artifacts
 from fuser_mlir.backend.ptxas import assemble
 
@@ -279,3 +280,56 @@ def test_integer_and_bool_op_set_compiles_to_ptx_that_ptxas_accepts():
         assert instruction in ptx, instruction
     assert "cvt.rn.f32.s32" in ptx and "div.approx.f32" in ptx       # integers divide in f32
     assert assemble(ptx).cubin
+
+
+def affine_scalars():
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1, -1], DataType.BFloat16)
+        s, k = fd.define_scalar(DataType.Float), fd.define_scalar(DataType.Int32)
+        fd.add_output(fd.ops.add(fd.ops.mul(x, s), k))
+    return fd
+
+
+def test_scalar_inputs_are_kernel_parameters_and_new_values_reuse_the_kernel():
+    fd = affine_scalars()
+    x = torch.empty(64, 1000, dtype=torch.bfloat16, device="meta")
+    first, second = fd.compile([x, 0.5, 3]), fd.compile([x, -2.0, 7])
+    assert first.artifact.key == second.artifact.key
+    assert first.scheduler.name == "pointwise_strided" and first.params.in_modes == ("vector", "value", "value")
+    assert "%s1: tensor<f32> {fusion.scalar}" in first.fusion_ir and "%s2: tensor<i32> {fusion.scalar}" in first.fusion_ir
+    # torch's promotion of Python numbers: a bf16 tensor stays bf16, the scalars join in f32
+    assert fd.outputs[0].dtype is DataType.BFloat16
+    entry = first.ptx.split(".entry pointwise_strided(")[1].split(")")[0]
+    assert ".param .f32" in entry and ".param .u32" in entry
+    kinds = [p["kind"] for p in first.artifact.meta["params"]]
+    assert kinds[:3] == ["pointer", "value", "value"]
+    assert signature_key([torch.empty(2, 3), 0.5, 3])[1:] == (float, int)
+
+
+def test_scalar_inputs_promote_like_python_numbers():
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1], DataType.Int32)
+        fd.add_output(fd.ops.mul(x, fd.define_scalar(DataType.Float)))
+    assert fd.outputs[0].dtype is DataType.Float        # int tensor with a float number: float32
+
+
+@pytest.mark.parametrize("value, message", [
+    (torch.tensor(0.5), "expected a Python int or float, got Tensor"),
+    ("0.5", "expected a Python int or float, got str"),
+])
+def test_scalar_input_takes_a_python_number(value, message):
+    fd = affine_scalars()
+    with pytest.raises(FusionError, match=message):
+        fd.compile([torch.empty(4, 8, dtype=torch.bfloat16, device="meta"), value, 1])
+
+
+def test_scalar_input_errors_name_the_problem():
+    fd = affine_scalars()
+    with pytest.raises(FusionError, match=r"s2:i32: 2147483648 is outside the range of Int32"):
+        fd.compile([torch.empty(4, 8, dtype=torch.bfloat16, device="meta"), 0.5, 2 ** 31])
+    with pytest.raises(FusionError, match="expected a Python int, got float"):
+        fd.compile([torch.empty(4, 8, dtype=torch.bfloat16, device="meta"), 0.5, 1.5])
+    with pytest.raises(FusionError, match="unsupported scalar dtype .*define_scalar takes Float, Int32, Int64, Bool"):
+        FusionDefinition().define_scalar(DataType.BFloat16)
+    with pytest.raises(FusionError, match="TMA reads tensors"):
+        fd.compile([torch.empty(4, 8, dtype=torch.bfloat16, device="meta"), 0.5, 1], schedule={"scheduler": "pointwise"})

@@ -22,8 +22,11 @@ class Tensor:
     shape: tuple[int, ...]     # -1: dynamic
     dtype: DataType
     name: str
+    scalar: bool = False       # an input given as a Python number at each call (fd.define_scalar)
 
     def __repr__(self):
+        if self.scalar:
+            return f"{self.name}:{self.dtype.value}"
         dims = ", ".join("?" if d < 0 else str(d) for d in self.shape)
         return f"{self.name}[{dims}]:{self.dtype.value}"
 
@@ -53,6 +56,8 @@ class Node:
     arg_dtypes: tuple[DataType, ...] = ()             # what each arg is converted to first
 
 
+# What fd.define_scalar takes: the Python number types, as kernel parameters of these types.
+SCALAR_INPUT_DTYPES = (DataType.Float, DataType.Int32, DataType.Int64, DataType.Bool)
 # The API's names: every kind of the dialect; clamp and nan_to_num take their parameters as keywords.
 UNARY = tuple(k for k, spec in UNARY_KINDS.items() if not spec.attrs)
 BINARY = tuple(BINARY_KINDS)
@@ -167,6 +172,18 @@ class Fusion:
         self.inputs.append(t)
         return t
 
+    def define_scalar(self, dtype: DataType = DataType.Float) -> Tensor:
+        """An input given as a Python number at each call (`fd.execute([x, 0.5])`): a kernel
+        parameter, so a new value does not recompile.  It takes part in ops like a 0-d tensor."""
+        if dtype not in SCALAR_INPUT_DTYPES:
+            raise FusionError(f"unsupported scalar dtype {dtype!r}: define_scalar takes "
+                              f"{', '.join(d.name for d in SCALAR_INPUT_DTYPES)}")
+        t = self._new((), dtype, prefix="s")
+        t.scalar = True
+        self.nodes.append(Node("input", "", (), t))
+        self.inputs.append(t)
+        return t
+
     def _pointwise(self, op: str, kind: str, operands, attrs=None, attrs_promote=True):
         """Record a unary/binary/ternary node: its value operands (and scalar parameters `attrs`,
         unless `attrs_promote` is false) promoted by torch's rules to the dtype the kind computes
@@ -177,15 +194,19 @@ class Fusion:
         self._check(*cond)
         if cond and cond[0].dtype is not DataType.Bool:
             raise FusionError(f"{kind} takes a Bool condition, got {cond[0]!r}")
-        tensors = [a for a in operands if isinstance(a, Tensor)]
-        self._check(*tensors)
+        self._check(*[a for a in operands if isinstance(a, Tensor)])
+        # Scalar inputs (fd.define_scalar) promote like the Python numbers they are given as.
+        tensors = [a for a in operands if isinstance(a, Tensor) and not a.scalar]
+        scalars = [a for a in operands if isinstance(a, Tensor) and a.scalar]
         numbers = [a for a in operands if not isinstance(a, Tensor)]
         for a in numbers + list(attrs.values()):
             if not isinstance(a, (int, float)):
                 raise FusionError(f"{kind}: {a!r} is neither a tensor of this fusion definition nor a Python number")
         if not tensors and not cond:
-            raise FusionError(f"{kind} needs a tensor operand, got only Python numbers {numbers}")
-        dtype = result_type([t.dtype for t in tensors], numbers + list(attrs.values()) * attrs_promote)
+            raise FusionError(f"{kind} needs a tensor operand, got only numbers and scalars "
+                              f"{numbers + scalars}")
+        dtype = result_type([t.dtype for t in tensors], numbers + list(attrs.values()) * attrs_promote,
+                            [t.dtype for t in scalars])
         if dtype.value not in spec.dtypes:
             dtype = _CONVERT.get(kind, dtype)
         if dtype.value not in spec.dtypes:
@@ -196,7 +217,9 @@ class Fusion:
         args = tuple(a if isinstance(a, Tensor) else _constant(a, dtype, first) for a in operands)
         params = {k: _constant(v, dtype, first).value for k, v in attrs.items()}
         out = self._new(_broadcast_shapes(*cond, *args), DataType.Bool if spec.predicate else dtype)
-        arg_dtypes = (DataType.Bool,) * len(cond) + (dtype,) * len(args)
+        # A scalar input converts to the op's compute type, as torch converts a Python number.
+        arg_dtypes = (DataType.Bool,) * len(cond) + tuple(dtype.compute if isinstance(a, Tensor) and a.scalar
+                                                          else dtype for a in args)
         self.nodes.append(Node(op, kind, (*cond, *args), out, params, arg_dtypes))
         return out
 

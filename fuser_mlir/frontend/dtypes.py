@@ -67,13 +67,15 @@ def scalar_dtype(value) -> DataType:
     return DataType.Int64 if isinstance(value, int) else DataType.Float
 
 
-def result_type(tensor_dtypes, scalars) -> DataType:
-    """torch.result_type of tensors of `tensor_dtypes` and Python numbers `scalars`: numbers count
+def result_type(tensor_dtypes, scalars, scalar_dtypes=()) -> DataType:
+    """torch.result_type of tensors of `tensor_dtypes` and Python numbers `scalars` (or scalar
+    inputs of `scalar_dtypes`, which promote like the numbers of their category): numbers count
     only through their category, and only when it is above the tensors' (a Python float with a bf16
     tensor stays bf16; with an int tensor it gives float32)."""
     tensors = reduce(promote, tensor_dtypes) if tensor_dtypes else None
-    if scalars:
-        number = max(map(scalar_dtype, scalars), key=_CATEGORY.__getitem__)
+    kinds = [*map(scalar_dtype, scalars), *scalar_dtypes]
+    if kinds:
+        number = max(kinds, key=_CATEGORY.__getitem__)
         if tensors is None or _CATEGORY[number] > _CATEGORY[tensors]:
             return _SCALAR_DEFAULT[_CATEGORY[number]]
     return tensors

@@ -55,9 +55,11 @@ def _attr(value, dtype: DataType) -> str:
 def fusion_ir(fd: Fusion, name: str = "fusion", schedule: str | None = None) -> str:
     """The definition as a `func.func` in the fusion dialect, with the API's implicit
     broadcasts and promotions written out as `fusion.broadcast` / `fusion.cast` and its Python
-    numbers as `arith.constant`s; `schedule` is the text of a `fusion.schedule` attribute for
-    fuser-schedule."""
-    args = ", ".join(f"%{t.name}: {tensor_type(t.shape, t.dtype)}" for t in fd.inputs)
+    numbers as `arith.constant`s; scalar inputs (fd.define_scalar) are rank-0 arguments marked
+    `{fusion.scalar}` (passed by value); `schedule` is the text of a `fusion.schedule` attribute
+    for fuser-schedule."""
+    args = ", ".join(f"%{t.name}: {tensor_type(t.shape, t.dtype)}{' {fusion.scalar}' if t.scalar else ''}"
+                     for t in fd.inputs)
     results = ", ".join(tensor_type(t.shape, t.dtype) for t in fd.outputs)
     attrs = "fusion.fusion" + (f", fusion.schedule = {schedule}" if schedule else "")
     lines = [f"func.func @{name}({args}) -> ({results}) attributes {{{attrs}}} {{"]
@@ -125,7 +127,7 @@ def canonical(fd: Fusion) -> str:
     """Everything that determines the computation, as stable JSON (constants and scalar
     parameters by value: a different number is a different kernel)."""
     return json.dumps({
-        "inputs": [(t.index, list(t.shape), t.dtype.value) for t in fd.inputs],
+        "inputs": [(t.index, list(t.shape), t.dtype.value, t.scalar) for t in fd.inputs],
         "nodes": [(n.op, n.kind, [_arg_key(a) for a in n.args], n.out.index, list(n.out.shape),
                    n.out.dtype.value, n.attrs) for n in fd.nodes if n.op != "input"],
         "outputs": [t.index for t in fd.outputs],

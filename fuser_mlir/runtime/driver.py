@@ -170,6 +170,9 @@ class PointerSlot:
         self.value = ctypes.c_uint64(0)
         self.address = ctypes.addressof(self.value)
 
+    def put(self, tensor) -> None:
+        self.encode(tensor.data_ptr())
+
     def encode(self, tensor_address: int) -> None:
         if tensor_address & self.mask:
             raise FusionError(f"{self.name}: data pointer {tensor_address:#x} is not {self.mask + 1}-byte aligned, "
@@ -243,6 +246,9 @@ class TensorMapSlot:
         self._storage = ctypes.create_string_buffer(TENSORMAP_BYTES + 64)
         self.address = (ctypes.addressof(self._storage) + 63) // 64 * 64
         self.tensor_address = None
+
+    def put(self, tensor) -> None:
+        self.encode(tensor.data_ptr())
 
     def encode(self, tensor_address: int) -> None:
         if tensor_address == self.tensor_address:

@@ -3,8 +3,9 @@
 Everything that depends only on the signature (shapes, strides, dtypes, alignment, device) is
 computed once: the grid, the scalar parameters (sizes, strides), the output shapes, the C array of
 parameter pointers and one slot per tensor parameter (a TMA descriptor or a global pointer, as
-the artifact's meta "params" list says).  A call then writes each tensor's address into its slot
-(re-encoding a descriptor only when the address changed), allocates the outputs and launches on
+the artifact's meta "params" list says; a scalar input's value slot).  A call then puts each
+tensor's address into its slot (re-encoding a descriptor only when the address changed) and
+each scalar input's number into its own, allocates the outputs and launches on
 torch's current stream (so it also records into a CUDA graph being captured).
 """
 from __future__ import annotations
@@ -15,6 +16,19 @@ from ..diagnostics import FusionError
 from . import driver
 
 _SCALAR_TYPES = {"i32": ctypes.c_int32}
+# A scalar input's kernel parameter, by its dtype (storage type: Bool is one byte).
+_VALUE_TYPES = {"f32": ctypes.c_float, "i32": ctypes.c_int32, "i64": ctypes.c_int64, "i1": ctypes.c_int8}
+
+
+class ValueSlot:
+    """A scalar input's kernel parameter: the Python number written into it at every call."""
+
+    def __init__(self, dtype: str):
+        self.value = _VALUE_TYPES[dtype]()
+        self.address = ctypes.addressof(self.value)
+
+    def put(self, number) -> None:
+        self.value.value = number
 
 
 class Launcher:
@@ -56,7 +70,9 @@ class Launcher:
                 pointers.append(ctypes.addressof(self.scalars[-1]))
                 continue
             j = tensor_index[p["tensor"]]
-            if p["kind"] == "tensormap":
+            if p["kind"] == "value":
+                slot = ValueSlot(p["dtype"])
+            elif p["kind"] == "tensormap":
                 slot = driver.TensorMapSlot(p["dtype"], launch["view"], p["box"], names[j], itemsizes[j],
                                             p.get("swizzle", 0))
             else:
@@ -78,10 +94,10 @@ class Launcher:
             return list(outputs)
         slots = self.slots
         for j, t in enumerate(inputs):
-            slots[j].encode(t.data_ptr())
+            slots[j].put(t)
         n_in = len(inputs)
         for j, t in enumerate(outputs):
-            slots[n_in + j].encode(t.data_ptr())
+            slots[n_in + j].put(t)
         if torch.cuda.current_device() != self.device:
             with torch.cuda.device(self.device):
                 self._launch()

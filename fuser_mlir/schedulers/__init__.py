@@ -33,6 +33,7 @@ class TensorSig:
     dtype: DataType
     strides: tuple[int, ...] | None = None
     aligned: bool = True
+    scalar: bool = False        # a rank-0 input passed by value (a kernel parameter), not in memory
 
 
 @dataclass(frozen=True)

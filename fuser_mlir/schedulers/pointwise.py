@@ -152,6 +152,8 @@ class _Pointwise:
             return reason
         out_shape = sig.outputs[0].shape
         for j, t in enumerate(sig.inputs):
+            if t.scalar:
+                return f"input {j} is a scalar passed by value (fd.define_scalar); TMA reads tensors"
             if not same_shape(t.shape, out_shape):
                 return f"input {j} of shape {list(t.shape)} is broadcast to {list(out_shape)}"
             if t.strides is not None:

@@ -21,7 +21,8 @@ params, so the artifact cache and `fd.execute`'s launcher cache tell them apart:
           most 16): one load per unit, e.g. 8 bf16 in one ld.global.v4.b32;
   splat   innermost stride 0 (broadcast along the row: [M, 1], a 0-d tensor): one scalar load per
           unit, used by every lane;
-  gather  anything else (transposed, sliced, misaligned): one scalar load per element.
+  gather  anything else (transposed, sliced, misaligned): one scalar load per element;
+  value   a scalar input (fd.define_scalar): no memory, its value is a kernel parameter.
 Outputs are contiguous: `vector` stores where every row starts aligned (rank 1, or cols *
 itemsize a multiple of the vector's bytes), else `scalar`.  Sizes and strides are i32 kernel
 scalars, so one kernel serves every shape and stride that keeps the modes.
@@ -40,7 +41,7 @@ THREADS = 256
 MAX_UNROLL = 4
 STEP_LOAD_BYTES = 128           # per thread and grid step: unroll x vector x bytes of the loaded inputs
 VECTOR_BYTES = 16               # the widest global load/store (ld.global.v4.b32)
-INPUT_MODES = ("vector", "splat", "gather")
+INPUT_MODES = ("vector", "splat", "gather", "value")
 OUTPUT_MODES = ("vector", "scalar")
 I32_MAX = 2 ** 31 - 1
 
@@ -120,6 +121,8 @@ def vector_align(vector: int, dtype: str) -> int:
 
 def input_modes(view: StridedView, j: int, t: TensorSig, vector: int) -> tuple[str, ...]:
     """The modes input `j` may be read in, best first."""
+    if t.scalar:
+        return ("value",)
     inner, outer = view.strides[j][-1], view.strides[j][:-1]
     align = vector_align(vector, t.dtype.value)
     modes = ("gather",)
@@ -171,22 +174,29 @@ class StridedSchedule:
     def scalar_names(self) -> list[str]:
         """The i32 kernel scalars in parameter order: `units`, `cols`, then for rows of several
         dims `chunks` (units per row) and the sizes of dims 1..rank-2 (to unravel a row index),
-        then each input's strides, the innermost only in gather mode (vector: 1, splat: 0)."""
+        then each input's strides, the innermost only in gather mode (vector: 1, splat: 0; a
+        value input has none)."""
         names = ["units", "cols"]
         if self.rank > 1:
             names += ["chunks"] + [f"size{d}" for d in range(1, self.rank - 1)]
         for j, mode in enumerate(self.in_modes):
-            names += [f"stride{j}_{d}" for d in range(self.rank) if d < self.rank - 1 or mode == "gather"]
+            if mode != "value":
+                names += [f"stride{j}_{d}" for d in range(self.rank) if d < self.rank - 1 or mode == "gather"]
         return names
 
     def kernel_params(self) -> list[dict]:
-        """The kernel's parameters in order: a global pointer per input and output (with the
-        alignment its accesses assume), then the i32 scalars."""
+        """The kernel's parameters in order: per input a global pointer (with the alignment its
+        accesses assume) or, in mode value, the value itself (its storage type: f32, i32, i64,
+        i8 for Bool); a pointer per output; then the i32 scalars."""
         def pointer(tensor, dtype, mode):
             align = vector_align(self.vector, dtype) if mode == "vector" else _itemsize(dtype)
             return {"kind": "pointer", "tensor": tensor, "dtype": dtype, "align": align}
 
-        return ([pointer(f"input{j}", d, m) for j, (d, m) in enumerate(zip(self.in_dtypes, self.in_modes))]
+        def operand(j, dtype, mode):
+            return {"kind": "value", "tensor": f"input{j}", "dtype": dtype} if mode == "value" \
+                else pointer(f"input{j}", dtype, mode)
+
+        return ([operand(j, d, m) for j, (d, m) in enumerate(zip(self.in_dtypes, self.in_modes))]
                 + [pointer(f"output{j}", d, m) for j, (d, m) in enumerate(zip(self.out_dtypes, self.out_modes))]
                 + [{"kind": "scalar", "type": "i32", "value": name} for name in self.scalar_names()])
 
@@ -219,7 +229,7 @@ class _PointwiseStrided:
         vector = choose_vector(view, in_dtypes + out_dtypes)
         in_modes = tuple(input_modes(view, j, t, vector)[0] for j, t in enumerate(sig.inputs))
         out_modes = tuple(output_modes(view, d, vector)[0] for d in out_dtypes)
-        loaded = sum(_itemsize(d) for d, m in zip(in_dtypes, in_modes) if m != "splat")
+        loaded = sum(_itemsize(d) for d, m in zip(in_dtypes, in_modes) if m not in ("splat", "value"))
         unroll = max(1, min(MAX_UNROLL, STEP_LOAD_BYTES // (vector * loaded))) if loaded else MAX_UNROLL
         return StridedSchedule(in_dtypes, out_dtypes, view.rank, in_modes, out_modes, vector, unroll)
 

@@ -36,8 +36,9 @@ def build_kernel(func_op, schedule: StridedSchedule, kernel_name: str, insertion
     (inside a gpu.module)."""
     check_right_aligned(func_op)
     params = schedule.kernel_params()
-    kernel = kernel_func(kernel_name, [GLOBAL_PTR if p["kind"] == "pointer" else "i32" for p in params],
-                         schedule.threads, insertion_point)
+    types = {"pointer": lambda p: GLOBAL_PTR, "scalar": lambda p: "i32",
+             "value": lambda p: str(memory_type(p["dtype"]))}
+    kernel = kernel_func(kernel_name, [types[p["kind"]](p) for p in params], schedule.threads, insertion_point)
     entry = kernel.regions[0].blocks[0]
     with ir.InsertionPoint(entry.operations[0]):
         _KernelBuilder(func_op, schedule, params, list(entry.arguments)).build()
@@ -74,6 +75,7 @@ class _KernelBuilder:
         self.pointers = {p["tensor"]: a for p, a in zip(params, args) if p["kind"] == "pointer"}
         self.align = {p["tensor"]: p["align"] for p in params if p["kind"] == "pointer"}   # of vector accesses
         self.scalars = {p["value"]: a for p, a in zip(params, args) if p["kind"] == "scalar"}
+        self.values = {p["tensor"]: body.to_compute(a, p["dtype"]) for p, a in zip(params, args) if p["kind"] == "value"}
 
     def build(self):
         s = self.s
@@ -111,6 +113,9 @@ class _KernelBuilder:
         index = self.unravel(row)
         row_offsets = []
         for j in range(len(s.in_dtypes)):
+            if s.in_modes[j] == "value":
+                row_offsets.append(None)
+                continue
             offset = i64(0)
             for d, i in enumerate(index):
                 offset = arith.addi(offset, arith.muli(to_i64(i), self.strides[f"stride{j}_{d}"]))
@@ -156,6 +161,8 @@ class _KernelBuilder:
             return lanes(body.to_compute(loaded, dtype))
         if mode == "splat":
             return [self.load_scalar(j, unit.row_offsets[j])] * s.vector
+        if mode == "value":
+            return [self.values[f"input{j}"]] * s.vector
         return [self.load_scalar(j, self.element(j, unit, arith.addi(unit.col, i32(i)))) for i in range(s.vector)]
 
     def load_partial(self, j: int, unit: _Unit) -> list:
@@ -163,6 +170,8 @@ class _KernelBuilder:
         s = self.s
         if s.in_modes[j] == "splat":
             return [self.load_scalar(j, unit.row_offsets[j])] * s.vector
+        if s.in_modes[j] == "value":
+            return [self.values[f"input{j}"]] * s.vector
         last = arith.subi(self.cols, i32(1))
         return [self.load_scalar(j, self.element(j, unit, arith.minsi(arith.addi(unit.col, i32(i)), last)))
                 for i in range(s.vector)]

@@ -34,3 +34,12 @@ func.func @box_too_wide(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32>
   %e = "fusion.unary"(%x) {kind = "exp"} : (tensor<64x1024xf32>) -> tensor<64x1024xf32>
   return %e : tensor<64x1024xf32>
 }
+
+// -----
+
+// expected-error @below {{fuser-schedule: a fusion.scalar argument is rank 0, got tensor<4xf32>}}
+func.func @scalar_of_rank_one(%x: tensor<8x4xf32>, %s: tensor<4xf32> {fusion.scalar}) -> tensor<8x4xf32> attributes {fusion.fusion} {
+  %b = "fusion.broadcast"(%s) {dims = array<i64: 1>} : (tensor<4xf32>) -> tensor<8x4xf32>
+  %y = "fusion.binary"(%x, %b) {kind = "mul"} : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}

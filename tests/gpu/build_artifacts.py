@@ -13,6 +13,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
 from cases import CASES, LARGE, with_modes  # noqa: E402
+from test_scalars import CASES as SCALAR_CASES, SHAPES as SCALAR_SHAPES, meta_inputs  # noqa: E402
 from test_strided import CASES as STRIDED_CASES, EXTRA as STRIDED_EXTRA, make_inputs  # noqa: E402
 
 from fuser_mlir.frontend.dtypes import torch_dtype  # noqa: E402
@@ -43,6 +44,8 @@ def main():
             for case_id, _, build, shapes, schedule in with_modes(CASES + LARGE)]
     jobs += [(name, schedule, build, lambda fd, v=views: make_inputs(fd, v, "meta"))
              for name, build, views, schedule in STRIDED_CASES + STRIDED_EXTRA]
+    jobs += [(f"scalars-{name}-{shape}", None, meta_inputs(name, shape)[0], lambda fd, n=name, s=shape: meta_inputs(n, s)[1])
+             for name in SCALAR_CASES for shape in SCALAR_SHAPES]
     for name, schedule, build, inputs_of in jobs[first::every]:
         if listing:
             print(name, schedule)

@@ -1,0 +1,93 @@
+"""Scalar inputs (fd.define_scalar) on the H100: Python numbers given at each call, passed as kernel
+parameters, so new values run the same kernel (one prepared launch per fusion and shape).  Fresh
+random tensors, NaN-poisoned outputs, ragged shapes, several values per compile, float64 torch
+references written out per case; Float, Int64 (beyond 32 bits) and Bool scalars, and torch's
+promotion of a scalar like a Python number (a bf16 tensor stays bf16; an int tensor with a Float
+scalar gives float32).  build_artifacts.py compiles these signatures (on meta tensors).
+"""
+import pytest
+import torch
+
+from fuser_mlir import DataType, FusionDefinition
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA Hopper GPU")
+SHAPES = [(1000, 1003), (7, 33)]
+
+
+def affine():
+    """x [bf16] * s + t."""
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1, -1], DataType.BFloat16)
+        s, t = fd.define_scalar(DataType.Float), fd.define_scalar(DataType.Float)
+        fd.add_output(fd.ops.add(fd.ops.mul(x, s), t))
+    return fd
+
+
+def int_offset():
+    """x [i64] + k."""
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1, -1], DataType.Int64)
+        fd.add_output(fd.ops.add(x, fd.define_scalar(DataType.Int64)))
+    return fd
+
+
+def select():
+    """where(b, x, y * s) on f32."""
+    with FusionDefinition() as fd:
+        x, y = fd.define_tensor([-1, -1]), fd.define_tensor([-1, -1])
+        b, s = fd.define_scalar(DataType.Bool), fd.define_scalar(DataType.Float)
+        fd.add_output(fd.ops.where(b, x, fd.ops.mul(y, s)))
+    return fd
+
+
+def int_scale():
+    """x [i32] * s: promoted to float32."""
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1, -1], DataType.Int32)
+        fd.add_output(fd.ops.mul(x, fd.define_scalar(DataType.Float)))
+    return fd
+
+
+def random_input(dtype, shape, device="cuda"):
+    if dtype.is_floating_point:
+        return torch.randn(shape, device=device).to(dtype)
+    bound = 2 ** 40 if dtype == torch.int64 else 1000
+    return torch.randint(-bound, bound, shape, device=device, dtype=dtype)
+
+
+# name: (builder, tensor input dtypes, scalar values per call, float64 reference, output dtype, tolerance)
+CASES = {
+    "affine-bf16": (affine, [torch.bfloat16], [(0.5, -1.25), (3.0, 2.0), (-0.1, 7.5)],
+                    lambda x, s, t: x.double() * s + t, torch.bfloat16, 8e-3),
+    "int64-offset": (int_offset, [torch.int64], [(5,), (-(2**40) - 3,), (2**62,)],
+                     lambda x, k: x + k, torch.int64, 0),
+    "where-f32": (select, [torch.float32, torch.float32], [(True, 2.0), (False, 2.0), (False, -0.75)],
+                  lambda x, y, b, s: x.double() if b else y.double() * s, torch.float32, 2e-6),
+    "int32-times-float": (int_scale, [torch.int32], [(0.25,), (-3.5,)],
+                          lambda x, s: x.double() * s, torch.float32, 2e-6),
+}
+
+
+def meta_inputs(name, shape):
+    """(builder, inputs) of the signature the test runs, on meta tensors (build_artifacts.py)."""
+    builder, dtypes, values, *_ = CASES[name]
+    return builder, [torch.empty(shape, dtype=d, device="meta") for d in dtypes] + list(values[0])
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", list(CASES))
+def test_scalar_inputs_change_without_recompiling(name, shape):
+    builder, dtypes, values, reference, out_dtype, tolerance = CASES[name]
+    fd = builder()
+    tensors = [random_input(d, shape) for d in dtypes]
+    for call in values:
+        out = torch.full(shape, float("nan") if out_dtype.is_floating_point else -7, dtype=out_dtype, device="cuda")
+        got, = fd.execute(tensors + list(call), out=[out])
+        assert got.dtype == out_dtype
+        expected = reference(*tensors, *call)
+        if tolerance:
+            assert not got.isnan().any(), f"{name} {call}: outputs never written"
+            torch.testing.assert_close(got.double(), expected, rtol=tolerance, atol=tolerance)
+        else:
+            assert torch.equal(got, expected.to(out_dtype)), f"{name} {call}"
+    assert len(fd._launchers) == 1, "a new scalar value must not compile or prepare another launch"
