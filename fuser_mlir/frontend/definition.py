@@ -203,8 +203,8 @@ class Fusion:
             if not isinstance(a, (int, float)):
                 raise FusionError(f"{kind}: {a!r} is neither a tensor of this fusion definition nor a Python number")
         if not tensors and not cond:
-            raise FusionError(f"{kind} needs a tensor operand, got only numbers and scalars "
-                              f"{numbers + scalars}")
+            raise FusionError(f"{kind} needs a tensor operand, got only Python numbers "
+                              f"{numbers}{f' and scalar inputs {scalars}' if scalars else ''}")
         dtype = result_type([t.dtype for t in tensors], numbers + list(attrs.values()) * attrs_promote,
                             [t.dtype for t in scalars])
         if dtype.value not in spec.dtypes:
