@@ -11,11 +11,9 @@ are what a call costs the Python thread (tools/timing.py host_us).
 """
 from __future__ import annotations
 
-import argparse
-import json
 
 import torch
-from timing import host_us
+from timing import bench_arguments, host_us, save
 
 from fuser_mlir import DataType, FusionDefinition
 from fuser_mlir.api import signature_key
@@ -113,17 +111,12 @@ def bench(json_path):
     print("fd.execute hot path, piece by piece:")
     for name, us in breakdown.items():
         print(f"  {name:40s} {us:7.2f} us")
-    if json_path:
-        with open(json_path, "w") as f:
-            json.dump({"device": torch.cuda.get_device_name(), "shape": SHAPE, "host_us": rows,
-                       "breakdown_us": breakdown, "torch": torch.__version__}, f, indent=1)
+    save({"device": torch.cuda.get_device_name(), "shape": SHAPE, "host_us": rows,
+          "breakdown_us": breakdown, "torch": torch.__version__}, json_path)
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--build", action="store_true", help="only compile the kernel (no GPU needed)")
-    p.add_argument("--json", help="write the results here")
-    args = p.parse_args()
+    args = bench_arguments(__doc__).parse_args()
     build() if args.build else bench(args.json)
 
 

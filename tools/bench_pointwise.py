@@ -18,11 +18,9 @@ default mode's (`modes_agree`).  `--build` compiles every mode's kernels.
 """
 from __future__ import annotations
 
-import argparse
-import json
 
 import torch
-from timing import device_ms
+from timing import bench_arguments, device_ms, save
 
 from fuser_mlir import DataType, FusionDefinition
 from fuser_mlir.schedulers.pointwise import DEFAULT_MODE, MODES
@@ -126,15 +124,11 @@ def bench(json_path, modes):
     if len(modes) > 1:
         wins = {m: sum(1 for r in results["rows"] if r[f"{m}_ms"] == min(r[f"{k}_ms"] for k in modes)) for m in modes}
         print("fastest mode per row:", ", ".join(f"{m} {n}" for m, n in wins.items()))
-    if json_path:
-        with open(json_path, "w") as f:
-            json.dump(results, f, indent=1)
+    save(results, json_path)
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--build", action="store_true", help="only compile the kernels (no GPU needed)")
-    p.add_argument("--json", help="write the results here")
+    p = bench_arguments(__doc__)
     p.add_argument("--modes", default=",".join(MODES),
                    help=f"comma-separated pointwise pipeline modes to run (default: {','.join(MODES)})")
     args = p.parse_args()

@@ -11,12 +11,10 @@ a static-shape torch.compile, every one as users call it (tools/timing.py device
 """
 from __future__ import annotations
 
-import argparse
-import json
 
 import torch
 from bench_pointwise import FUSIONS, SHAPES
-from timing import device_ms
+from timing import bench_arguments, device_ms, save
 
 from fuser_mlir import FusionError
 
@@ -79,16 +77,12 @@ def bench(json_path):
             print(f"{name:36s} {'x'.join(map(str, shape)):>11s} {'torch.compile':22s} {nbytes / compile_ms / 1e9:5.2f} TB/s")
             del inputs, reference
             torch.cuda.empty_cache()
-    if json_path:
-        with open(json_path, "w") as f:
-            json.dump(results, f, indent=1)
+    save(results, json_path)
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--build", action="store_true", help="only compile the kernels (no GPU needed)")
+    p = bench_arguments(__doc__)
     p.add_argument("--shard", default="1/1", help="k/n: build every n-th kernel from the k-th")
-    p.add_argument("--json", help="write the results here")
     args = p.parse_args()
     k, n = map(int, args.shard.split("/"))
     build((k - 1, n)) if args.build else bench(args.json)

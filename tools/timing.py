@@ -5,10 +5,14 @@
   the kernel runs, as in a real program; host cost still shows whenever it exceeds the kernel's.
 - `host_us`: host time per call (perf_counter around a batch of calls that the GPU keeps up with),
   median over samples: what a call costs the Python thread.
+- `bench_arguments` / `save`: the command line every benchmark shares (--build, --json) and its
+  results file.
 Inputs are the caller's: random normal data, never zeros (power draw changes the clock).
 """
 from __future__ import annotations
 
+import argparse
+import json
 import statistics
 import time
 
@@ -54,3 +58,17 @@ def host_us(fn, calls=200, samples=15, warmup=50) -> float:
         times.append((time.perf_counter() - start) / calls * 1e6)
         torch.cuda.synchronize()
     return statistics.median(times)
+
+
+def bench_arguments(doc: str) -> argparse.ArgumentParser:
+    """The benchmark's parser: `--build` (compile its kernels here, no GPU) and `--json`."""
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument("--build", action="store_true", help="only compile the kernels (no GPU needed)")
+    p.add_argument("--json", help="write the results here")
+    return p
+
+
+def save(results: dict, json_path: str | None) -> None:
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(results, f, indent=1)

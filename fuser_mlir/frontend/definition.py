@@ -167,7 +167,9 @@ class Fusion:
             raise FusionError(f"unsupported dtype {dtype!r}: use fuser_mlir.DataType")
         if any(not isinstance(d, int) or d < -1 or d == 0 for d in shape):
             raise FusionError(f"shape {list(shape)}: dims are positive sizes or -1 (dynamic)")
-        t = self._new(shape, dtype, prefix="in")
+        return self._input(self._new(shape, dtype, prefix="in"))
+
+    def _input(self, t: Tensor) -> Tensor:
         self.nodes.append(Node("input", "", (), t))
         self.inputs.append(t)
         return t
@@ -180,9 +182,7 @@ class Fusion:
                               f"{', '.join(d.name for d in SCALAR_INPUT_DTYPES)}")
         t = self._new((), dtype, prefix="s")
         t.scalar = True
-        self.nodes.append(Node("input", "", (), t))
-        self.inputs.append(t)
-        return t
+        return self._input(t)
 
     def _pointwise(self, op: str, kind: str, operands, attrs=None, attrs_promote=True):
         """Record a unary/binary/ternary node: its value operands (and scalar parameters `attrs`,

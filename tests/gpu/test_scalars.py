@@ -9,43 +9,22 @@ import pytest
 import torch
 
 from fuser_mlir import DataType, FusionDefinition
+from fuser_mlir.frontend.dtypes import torch_dtype
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA Hopper GPU")
 SHAPES = [(1000, 1003), (7, 33)]
 
 
-def affine():
-    """x [bf16] * s + t."""
+def fusion(tensor_dtypes, scalar_dtypes, body):
+    """Inputs: tensors of `tensor_dtypes` ([-1, -1]), then scalars; `body(ops, *inputs)` is the output."""
     with FusionDefinition() as fd:
-        x = fd.define_tensor([-1, -1], DataType.BFloat16)
-        s, t = fd.define_scalar(DataType.Float), fd.define_scalar(DataType.Float)
-        fd.add_output(fd.ops.add(fd.ops.mul(x, s), t))
+        inputs = [fd.define_tensor([-1, -1], d) for d in tensor_dtypes]
+        inputs += [fd.define_scalar(d) for d in scalar_dtypes]
+        fd.add_output(body(fd.ops, *inputs))
     return fd
 
 
-def int_offset():
-    """x [i64] + k."""
-    with FusionDefinition() as fd:
-        x = fd.define_tensor([-1, -1], DataType.Int64)
-        fd.add_output(fd.ops.add(x, fd.define_scalar(DataType.Int64)))
-    return fd
-
-
-def select():
-    """where(b, x, y * s) on f32."""
-    with FusionDefinition() as fd:
-        x, y = fd.define_tensor([-1, -1]), fd.define_tensor([-1, -1])
-        b, s = fd.define_scalar(DataType.Bool), fd.define_scalar(DataType.Float)
-        fd.add_output(fd.ops.where(b, x, fd.ops.mul(y, s)))
-    return fd
-
-
-def int_scale():
-    """x [i32] * s: promoted to float32."""
-    with FusionDefinition() as fd:
-        x = fd.define_tensor([-1, -1], DataType.Int32)
-        fd.add_output(fd.ops.mul(x, fd.define_scalar(DataType.Float)))
-    return fd
+F32, BF16, I32, I64, BOOL = DataType.Float, DataType.BFloat16, DataType.Int32, DataType.Int64, DataType.Bool
 
 
 def random_input(dtype, shape, device="cuda"):
@@ -55,31 +34,36 @@ def random_input(dtype, shape, device="cuda"):
     return torch.randint(-bound, bound, shape, device=device, dtype=dtype)
 
 
-# name: (builder, tensor input dtypes, scalar values per call, float64 reference, output dtype, tolerance)
+# name: (builder, scalar values per call, float64 reference of (tensors..., scalars...), output dtype, tolerance)
 CASES = {
-    "affine-bf16": (affine, [torch.bfloat16], [(0.5, -1.25), (3.0, 2.0), (-0.1, 7.5)],
-                    lambda x, s, t: x.double() * s + t, torch.bfloat16, 8e-3),
-    "int64-offset": (int_offset, [torch.int64], [(5,), (-(2**40) - 3,), (2**62,)],
-                     lambda x, k: x + k, torch.int64, 0),
-    "where-f32": (select, [torch.float32, torch.float32], [(True, 2.0), (False, 2.0), (False, -0.75)],
+    "affine-bf16": (lambda: fusion([BF16], [F32, F32], lambda o, x, s, t: o.add(o.mul(x, s), t)),
+                    [(0.5, -1.25), (3.0, 2.0), (-0.1, 7.5)], lambda x, s, t: x.double() * s + t, torch.bfloat16, 8e-3),
+    "int64-offset": (lambda: fusion([I64], [I64], lambda o, x, k: o.add(x, k)),
+                     [(5,), (-(2**40) - 3,), (2**62,)], lambda x, k: x + k, torch.int64, 0),
+    "where-f32": (lambda: fusion([F32, F32], [BOOL, F32], lambda o, x, y, b, s: o.where(b, x, o.mul(y, s))),
+                  [(True, 2.0), (False, 2.0), (False, -0.75)],
                   lambda x, y, b, s: x.double() if b else y.double() * s, torch.float32, 2e-6),
-    "int32-times-float": (int_scale, [torch.int32], [(0.25,), (-3.5,)],
-                          lambda x, s: x.double() * s, torch.float32, 2e-6),
+    "int32-times-float": (lambda: fusion([I32], [F32], lambda o, x, s: o.mul(x, s)),   # promoted to float32
+                          [(0.25,), (-3.5,)], lambda x, s: x.double() * s, torch.float32, 2e-6),
 }
+
+
+def tensor_dtypes(fd):
+    return [torch_dtype(t.dtype) for t in fd.inputs if not t.scalar]
 
 
 def meta_inputs(name, shape):
     """(builder, inputs) of the signature the test runs, on meta tensors (build_artifacts.py)."""
-    builder, dtypes, values, *_ = CASES[name]
-    return builder, [torch.empty(shape, dtype=d, device="meta") for d in dtypes] + list(values[0])
+    builder, values, *_ = CASES[name]
+    return builder, [torch.empty(shape, dtype=d, device="meta") for d in tensor_dtypes(builder())] + list(values[0])
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("name", list(CASES))
 def test_scalar_inputs_change_without_recompiling(name, shape):
-    builder, dtypes, values, reference, out_dtype, tolerance = CASES[name]
+    builder, values, reference, out_dtype, tolerance = CASES[name]
     fd = builder()
-    tensors = [random_input(d, shape) for d in dtypes]
+    tensors = [random_input(d, shape) for d in tensor_dtypes(fd)]
     for call in values:
         out = torch.full(shape, float("nan") if out_dtype.is_floating_point else -7, dtype=out_dtype, device="cuda")
         got, = fd.execute(tensors + list(call), out=[out])
