@@ -80,8 +80,10 @@ OPS = [
     OpDef("reduce", f"Reduce over `axes`; kind: {', '.join(REDUCE_KINDS)}; keepdim keeps them as size 1.",
           operands=(_T,), results=(Operand("result", "tensor"),),
           attrs=(Attr("kind", "str"), Attr("axes", "i64s"), Attr("keepdim", "bool", False))),
-    OpDef("matmul", "[.., M, K] x [K, N] -> [.., M, N], accumulating in f32.",
-          operands=(Operand("a", "tensor"), Operand("b", "tensor")), results=(Operand("result", "tensor"),)),
+    OpDef("matmul", "[.., M, K] x [K, N] -> [.., M, N] (b given as [N, K] with transpose_b, as "
+          "torch.nn.functional.linear's weight), accumulating in f32.",
+          operands=(Operand("a", "tensor"), Operand("b", "tensor")), results=(Operand("result", "tensor"),),
+          attrs=(Attr("transpose_b", "bool", False),)),
 ]
 
 
@@ -224,11 +226,13 @@ def _check_matmul(view):
     a, b, out = view.a.type, view.b.type, view.result.type
     if a.element_type != b.element_type or out.element_type != a.element_type:
         errors.append(f"matmul operands and result share one element type, got {a}, {b} -> {out}")
+    b_dims = "[N, K]" if view.transpose_b else "[K, N]"
     if a.rank < 2 or b.rank != 2:
-        return errors + [f"matmul takes a [.., M, K] and b [K, N], got {a} and {b}"]
-    if not _dims_compatible(a.shape[-1], b.shape[0]):
-        errors.append(f"contraction sizes differ: K = {a.shape[-1]} in a, {b.shape[0]} in b")
-    expected = list(a.shape[:-1]) + [b.shape[1]]
+        return errors + [f"matmul takes a [.., M, K] and b {b_dims}, got {a} and {b}"]
+    k_b, n = (b.shape[1], b.shape[0]) if view.transpose_b else (b.shape[0], b.shape[1])
+    if not _dims_compatible(a.shape[-1], k_b):
+        errors.append(f"contraction sizes differ: K = {a.shape[-1]} in a, {k_b} in b {b_dims}")
+    expected = list(a.shape[:-1]) + [n]
     if out.rank != len(expected) or not all(map(_dims_compatible, expected, out.shape)):
         errors.append(f"matmul of {a} and {b} cannot give {out}")
     return errors

@@ -114,9 +114,10 @@ OPS = [
         "swizzle writes it); acc vector<N/2 x f32> per thread. `accumulate=false` ignores acc. "
         "An operand is either a whole tile one k-step wide (16 columns, 32-byte swizzle for 16-bit "
         "types) or the k-th 16-column slice of a wider tile, `memref.subview %tile[r, 16k] [rows, 16] "
-        "[1, 1]` (static offsets; r a multiple of 8): the descriptor's start address then moves by "
-        "32*k bytes inside the swizzle atom (the hardware applies the swizzle to the final "
-        "address).  The access is the whole underlying tile.",
+        "[1, 1]` (a static column; r a multiple of 8, static or a value such as a consumer warpgroup's "
+        "first row, which only the builder can vouch for): the descriptor's start address then moves "
+        "by r rows (whole swizzle atoms) and 32*k bytes inside the atom (the hardware applies the "
+        "swizzle to the final address).  The access is the whole underlying tile.",
         operands=[Operand("a", "memref"), Operand("b", "memref"), Operand("acc", "vector")],
         results=[Operand("result", "vector", same_as="acc")],
         attrs=[Attr("swizzle", "i32", 128), Attr("accumulate", "bool", True)],
@@ -282,19 +283,16 @@ def _check_named_barrier(view):
 
 def wgmma_tile(value):
     """(the smem value a wgmma operand slices, (row, column) element offset of the slice): the
-    source of a `memref.subview` with static offsets, else the operand itself at (0, 0)."""
+    source of a `memref.subview` and its offsets (row None when dynamic; column None when dynamic
+    or the subview is not 2-D), else the operand itself at (0, 0)."""
     owner = value.owner
-    if getattr(owner, "name", None) == "memref.subview":
-        source = owner.operands[0]
-        ty = _ir().MemRefType(value.type)
-        strides, offset = ty.get_strides_and_offset()
-        src_strides, src_offset = _ir().MemRefType(source.type).get_strides_and_offset()
-        if ty.is_dynamic_stride_or_offset(offset) or ty.is_dynamic_stride_or_offset(src_offset) \
-                or len(strides) != 2 or strides[0] <= 0:
-            return source, None
-        delta = offset - src_offset
-        return source, (delta // strides[0], delta % strides[0])
-    return value, (0, 0)
+    if getattr(owner, "name", None) != "memref.subview":
+        return value, (0, 0)
+    offsets = list(_ir().DenseI64ArrayAttr(owner.attributes["static_offsets"]))
+    if len(offsets) != 2:
+        return owner.operands[0], (None, None)
+    dynamic = _ir().ShapedType.get_dynamic_stride_or_offset()
+    return owner.operands[0], tuple(None if o == dynamic else o for o in offsets)
 
 
 def _wgmma_operand(view, name, swizzle) -> list[str]:
@@ -309,14 +307,12 @@ def _wgmma_operand(view, name, swizzle) -> list[str]:
         errors.append(f"'{name}' rows are {strides[0] * elem_bytes} bytes apart, but a {swizzle}-byte "
                       f"swizzled tile has rows of {swizzle} bytes ({swizzle // elem_bytes} elements): pass "
                       f"the whole tile's k-th 16-column slice (memref.subview)")
-    tile, slice_at = wgmma_tile(getattr(view, name))
-    if slice_at is None:
-        errors.append(f"'{name}' is a subview with dynamic offsets; the k-slice must be static")
-    elif not errors:
-        row, column = slice_at
-        if row % 8 or column % 16:
-            errors.append(f"'{name}' slices its tile at row {row}, column {column}: rows must start at a "
-                          "multiple of 8 (a swizzle atom) and columns at a multiple of 16 (a k-step)")
+    tile, (row, column) = wgmma_tile(getattr(view, name))
+    if column is None:
+        errors.append(f"'{name}' is a subview with a dynamic column offset; the k-slice must be static")
+    elif not errors and ((row or 0) % 8 or column % 16):
+        errors.append(f"'{name}' slices its tile at row {row}, column {column}: rows must start at a "
+                      "multiple of 8 (a swizzle atom) and columns at a multiple of 16 (a k-step)")
     offset = _buffer_offset(tile)
     if offset is not None and offset % (8 * swizzle):
         errors.append(f"{swizzle}-byte swizzled wgmma operand '{name}' must be {8 * swizzle}-byte aligned "

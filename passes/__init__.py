@@ -34,6 +34,7 @@ PASSES = {p.name: p for p in (
     PassInfo("fuser-flush-wgmma", "flush_wgmma"),
     PassInfo("fuser-verify-syncs", "verify_syncs"),
     PassInfo("fuser-verify-pipelines", "verify_pipelines"),
+    PassInfo("fuser-unroll-loops", "unroll_loops"),
     PassInfo("fuser-lower-nvasync", "lower_nvasync"),
     PassInfo("fuser-kernel-abi", "kernel_abi"),
 )}

@@ -2,6 +2,8 @@
 
 Rules (nvFuser PRs #3843, #3863, #3865; ../shared/HOPPER.md):
   * `wgmma.fence` once before each group of consecutive wgmma (a k-block), not per instruction;
+    address arithmetic between them (the next k-slice's `memref.subview`, arith) does not
+    break a group;
   * every wgmma is committed (`wgmma.commit_group`) once, right after its group, before any wait
     relies on it;
   * `wgmma.wait_group 0` ("flush") once before the first op that reads an accumulator; later
@@ -37,6 +39,7 @@ from .smem_model import accesses, accumulator_readers, kernels, op_key
 from .sync_paths import invalidate
 
 TERMINATORS = ("scf.yield", "gpu.yield", "gpu.return")
+VIEW_OPS = ("memref.subview", "memref.cast", "memref.reinterpret_cast")
 PROTOCOL = "fuser.pipeline"            # fuser-pipeline-mbarriers' mark on the protocol ops it creates
 
 
@@ -75,6 +78,12 @@ class _Flusher:
         op.walk(visit)
         return bool(found)
 
+    def transparent(self, op) -> bool:
+        """Address arithmetic between two wgmma (the next k-slice's subview, its index math):
+        it touches no memory and no accumulator, so the group stays open across it."""
+        return (not op.regions and op not in self.readers
+                and (op.name in VIEW_OPS or op.name.partition(".")[0] in ("arith", "index")))
+
     def releases(self, ops, index) -> bool:
         """Does ops[index] start a consumer release: the warp_sync right before an empty-barrier
         arrive (or the op holding one), or, without that warp_sync, such an op itself?"""
@@ -97,6 +106,8 @@ class _Flusher:
                 run_open = True
                 continue
             if name == "nvasync.wgmma_fence":
+                continue
+            if run_open and self.transparent(op):
                 continue
             if run_open:
                 run_open = False

@@ -61,6 +61,7 @@ from mlir.dialects import arith, gpu, scf
 
 from ..dialects import nvasync
 from .smem_model import block_dims, elect_op, kernels, memref_bytes
+from .unroll_loops import clone_with
 
 PIPELINE_ATTR = "nvasync.pipeline"
 PROTOCOL = "fuser.pipeline"            # marks the protocol ops this pass creates
@@ -324,10 +325,7 @@ class _Pipeline:
         _mark(nvasync.MbarrierArriveExpectTxOp(full, _index(stage), bytes=tx), f"{name}: arrive.expect_tx")
         mapping = {**(outer or {}), self.iv: iteration}
         for op in slice_ops:
-            clone = op.clone(ip=ir.InsertionPoint.current)
-            _remap(clone, mapping)
-            for old, new in zip(op.results, clone.results):
-                mapping[old] = new
+            clone_with(op, mapping)
         for load in loads:
             view = load.operation.opview
             coords = [mapping.get(c, c) for c in view.coords]
@@ -532,10 +530,7 @@ class _Pipeline:
                 if op.operation == inner:
                     self.producer_nest(level - 1, mapping, keep, g0, full, empty, copies, slices, loads, role)
                 elif op.operation in keep:
-                    clone = op.operation.clone(ip=ir.InsertionPoint.current)
-                    _remap(clone, mapping)
-                    for old, new in zip(op.results, clone.results):
-                        mapping[old] = new
+                    clone_with(op.operation, mapping)
             scf.YieldOp([m(list(view.body.operations)[-1].operands[-1])])
         mapping[self.nest[level].results[-1]] = loop.results[0]
 
@@ -586,10 +581,7 @@ class _Pipeline:
                 return [mapping.get(v, v) for v in op.operands]
             if op.operation.name == "nvasync.pipeline_load":
                 continue
-            clone = op.clone(ip=ir.InsertionPoint.current)
-            _remap(clone, mapping)
-            for old, new in zip(op.results, clone.results):
-                mapping[old] = new
+            clone_with(op, mapping)
         return []
 
 
@@ -637,17 +629,6 @@ def _append_yield(loop, value) -> None:
     with ir.InsertionPoint(old), old.location:
         scf.YieldOp([*old.operands, value])
     old.erase()
-
-
-def _remap(op, mapping) -> None:
-    """Replace, in `op` and everything nested in it, operands found in `mapping`."""
-    def visit(nested):
-        for k, value in enumerate(nested.operands):
-            if value in mapping:
-                nested.operands[k] = mapping[value]
-        return ir.WalkResult.ADVANCE
-
-    op.operation.walk(visit)
 
 
 def _round_up(x: int, m: int) -> int:

@@ -22,7 +22,7 @@ from mlir import ir
 from ..diagnostics import FusionError
 from ..dialects.fusion import FUSION_ATTR, SCALAR_ARG, SCHEDULE_ATTR
 from ..frontend.dtypes import DataType
-from ..schedulers import FusionSig, TensorSig, named, pick
+from ..schedulers import FusionSig, MatmulSig, TensorSig, named, pick
 
 KERNEL_MODULE = "kernels"
 
@@ -36,7 +36,12 @@ def signature(func_op) -> FusionSig:
         else [None] * len(ftype.inputs)
     inputs = tuple(_tensor_sig(ty, attrs is not None and SCALAR_ARG in ir.DictAttr(attrs))
                    for ty, attrs in zip(ftype.inputs, arg_attrs))
-    return FusionSig(ops, inputs, tuple(_tensor_sig(ty) for ty in ftype.results))
+    body = func_op.regions[0].blocks[0]
+    position = {arg: j for j, arg in enumerate(body.arguments)}
+    matmuls = tuple(MatmulSig(position.get(op.operands[0]), position.get(op.operands[1]),
+                              ir.BoolAttr(op.attributes["transpose_b"]).value)
+                    for op in body.operations if op.operation.name == "fusion.matmul")
+    return FusionSig(ops, inputs, tuple(_tensor_sig(ty) for ty in ftype.results), matmuls)
 
 
 def _tensor_sig(ty, scalar: bool = False) -> TensorSig:

@@ -116,6 +116,10 @@ SCHEDULE_PASSES = ["fuser-verify-dialects", "fuser-schedule", *DERIVE_PASSES[1:]
 def lower_to_llvm_elements(target: TargetOptions) -> list[str]:
     return [
         "fuser-verify-dialects",
+        # Loops kept rolled for the sync passes, unrolled now; canonicalize folds their index
+        # arithmetic (static accumulator positions) before anything lowers vectors.
+        "fuser-unroll-loops",
+        "gpu.module(canonicalize)",
         "fuser-lower-nvasync",
         # Kernels in upstream's NVGPU dialect inside gpu.launch, in upstream's order: NVGPU first
         # (host and device), so a TMA descriptor is an !llvm.ptr by the time outlining makes it

@@ -48,7 +48,7 @@ class Constant:
 
 @dataclass
 class Node:
-    op: str                    # "input" | "unary" | "binary" | "ternary" | "cast" | "broadcast"
+    op: str                    # "input" | "unary" | "binary" | "ternary" | "cast" | "broadcast" | "matmul"
     kind: str                  # e.g. "relu", "add", "where"; "" for input/cast/broadcast
     args: tuple[Tensor | Constant, ...]
     out: Tensor
@@ -129,6 +129,16 @@ class _Ops:
 
     def broadcast(self, x, shape):
         return self._fd._broadcast(x, tuple(shape))
+
+    def matmul(self, a, b):
+        """torch.matmul of a [.., M, K] and b [K, N] (bf16 or f16, accumulating in f32): [.., M, N]
+        of a's dtype."""
+        return self._fd._matmul(a, b, transpose_b=False)
+
+    def linear(self, x, w, bias=None):
+        """torch.nn.functional.linear: x [.., M, K] times w [N, K] transposed, plus bias [N]."""
+        y = self._fd._matmul(x, w, transpose_b=True)
+        return y if bias is None else self._fd._pointwise("binary", "add", (y, bias))
 
 
 class Fusion:
@@ -240,6 +250,20 @@ class Fusion:
             raise FusionError(f"cannot broadcast {x!r} to {list(shape)}") from None
         out = self._new(shape, x.dtype)
         self.nodes.append(Node("broadcast", "", (x,), out))
+        return out
+
+    def _matmul(self, a, b, transpose_b: bool):
+        self._check(a, b)
+        if a.dtype is not b.dtype or a.dtype not in (DataType.BFloat16, DataType.Half):
+            raise FusionError(f"matmul takes two bf16 or two f16 tensors, got {a!r} and {b!r}; cast them first")
+        b_dims = "[N, K]" if transpose_b else "[K, N]"
+        if len(a.shape) < 2 or len(b.shape) != 2:
+            raise FusionError(f"matmul takes a [.., M, K] and b {b_dims}, got {a!r} and {b!r}")
+        k, n = (b.shape[1], b.shape[0]) if transpose_b else b.shape
+        if -1 not in (k, a.shape[-1]) and k != a.shape[-1]:
+            raise FusionError(f"matmul: contraction sizes differ: K = {a.shape[-1]} in {a!r}, {k} in {b!r} {b_dims}")
+        out = self._new((*a.shape[:-1], n), a.dtype)
+        self.nodes.append(Node("matmul", "", (a, b), out, {"transpose_b": transpose_b}))
         return out
 
     def add_output(self, t: Tensor):

@@ -13,7 +13,7 @@ from .definition import Constant, Fusion, Tensor
 from .dtypes import DataType
 
 _OP = {"unary": "fusion.unary", "binary": "fusion.binary", "ternary": "fusion.ternary",
-       "cast": "fusion.cast", "broadcast": "fusion.broadcast"}
+       "cast": "fusion.cast", "broadcast": "fusion.broadcast", "matmul": "fusion.matmul"}
 
 
 def tensor_type(shape, dtype: DataType) -> str:
@@ -111,6 +111,9 @@ def fusion_ir(fd: Fusion, name: str = "fusion", schedule: str | None = None) -> 
             emit(_OP[node.op], operands, out, f' {{kind = "{node.kind}"{params}}}')
         elif node.op == "cast":
             emit(_OP[node.op], [value(node.args[0])], out)
+        elif node.op == "matmul":
+            emit(_OP[node.op], [value(a) for a in node.args], out,
+                 f" {{transpose_b = {str(node.attrs['transpose_b']).lower()}}}")
         else:   # broadcast
             emit(_OP[node.op], [value(node.args[0])], out, _broadcast_dims(len(node.args[0].shape), len(shape)))
     outs = ", ".join(f"%{t.name}" for t in fd.outputs)

@@ -22,7 +22,9 @@ def bind_shapes(fd: Fusion, specs: list[tuple[tuple[int, ...], DataType]]) -> di
         if node.op == "input":
             continue
         arg_shapes = [a.shape if isinstance(a, Constant) else shapes[a.index] for a in node.args]
-        if node.op == "broadcast":
+        if node.op == "matmul":
+            shape = _matmul_shape(node, *arg_shapes)
+        elif node.op == "broadcast":
             shape = tuple(s if s >= 0 else a for s, a in zip(node.out.shape, _right_align(arg_shapes[0], len(node.out.shape))))
         else:
             shape = _broadcast_concrete(node, arg_shapes)
@@ -44,3 +46,11 @@ def _broadcast_concrete(node, arg_shapes):
             raise FusionError(f"{node.kind or node.op}: shapes do not broadcast: {names}")
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
+
+
+def _matmul_shape(node, a, b):
+    k, n = (b[1], b[0]) if node.attrs["transpose_b"] else b
+    if a[-1] != k:
+        raise FusionError(f"matmul: contraction sizes differ: K = {a[-1]} in {node.args[0].name}{list(a)}, "
+                          f"{k} in {node.args[1].name}{list(b)}")
+    return (*a[:-1], n)

@@ -37,14 +37,18 @@ _EVALUATE = {
 }
 
 
-def evaluate(func_op, arguments: list) -> list:
-    """Lane values of the results of fusion `func_op`, given the lane values of its arguments."""
+def evaluate(func_op, arguments: list, given: dict | None = None) -> list:
+    """Lane values of the results of fusion `func_op`, given the lane values of its arguments and
+    of the op results in `given` (a matmul's accumulator element: an epilogue)."""
     body = func_op.regions[0].blocks[0]
     values = dict(zip(body.arguments, arguments))
+    values.update(given or {})
     for op in body.operations:
         op = op.operation
         if op.name == "func.return":
             return [values[v] for v in op.operands]
+        if op.results and op.result in values:
+            continue
         if op.name not in _EVALUATE:
             raise ValueError(f"a pointwise body cannot evaluate '{op.name}'")
         values[op.result] = _EVALUATE[op.name](op, [values[v] for v in op.operands])

@@ -34,7 +34,8 @@ class ValueSlot:
 class Launcher:
     def __init__(self, artifact, device: int, launch: dict, in_dtypes, out_specs, in_names, out_names):
         """`launch`: the scheduler's recipe for this signature ({"tiles", "scalars"} and, for
-        tensor maps, "view"); `out_specs`: (shape, torch dtype) per output."""
+        tensor maps, "views": the shape each tensor map sees, by tensor); `out_specs`: (shape,
+        torch dtype) per output."""
         import torch
 
         self.device = device
@@ -73,7 +74,7 @@ class Launcher:
             if p["kind"] == "value":
                 slot = ValueSlot(p["dtype"])
             elif p["kind"] == "tensormap":
-                slot = driver.TensorMapSlot(p["dtype"], launch["view"], p["box"], names[j], itemsizes[j],
+                slot = driver.TensorMapSlot(p["dtype"], launch["views"][p["tensor"]], p["box"], names[j], itemsizes[j],
                                             p.get("swizzle", 0))
             else:
                 slot = driver.PointerSlot(names[j], p["align"])

@@ -14,7 +14,7 @@ A scheduler is a module-level object with
     tensormap, pointer, scalar), block, grid rule, dynamic smem.
 `pick` asks each registered scheduler in turn, as nvFuser's registry does: the TMA pointwise
 scheduler first (dense, 16-byte aligned tensors of the output's shape), then the strided one
-(broadcasts, strides, any alignment).
+(broadcasts, strides, any alignment), then the matmul scheduler (one matmul and its epilogue).
 """
 from __future__ import annotations
 
@@ -37,17 +37,27 @@ class TensorSig:
 
 
 @dataclass(frozen=True)
+class MatmulSig:
+    """A fusion's matmul as schedulers see it: which inputs are its operands (None when an
+    operand is computed inside the fusion) and whether b is given as [N, K]."""
+    a: int | None
+    b: int | None
+    transpose_b: bool
+
+
+@dataclass(frozen=True)
 class FusionSig:
     """What schedulers decide from: the fusion ops used and the inputs' and outputs' types."""
     ops: frozenset[str]         # fusion op names without the dialect prefix: "unary", "reduce", ...
     inputs: tuple[TensorSig, ...]
     outputs: tuple[TensorSig, ...]
+    matmuls: tuple[MatmulSig, ...] = ()
 
 
 def registry():
-    from . import pointwise, pointwise_strided
+    from . import matmul, pointwise, pointwise_strided
 
-    return (pointwise.SCHEDULER, pointwise_strided.SCHEDULER)
+    return (pointwise.SCHEDULER, pointwise_strided.SCHEDULER, matmul.SCHEDULER)
 
 
 def by_name(name: str):

@@ -203,7 +203,9 @@ class _Pointwise:
             view = (n,)
             tiles = math.ceil(n / (params.box_cols * params.boxes))
             scalars = {"elements": n}
-        return {"view": view, "tiles": tiles, "scalars": scalars}
+        views = {f"{kind}{j}": view for kind, dtypes in (("input", params.in_dtypes), ("output", params.out_dtypes))
+                 for j in range(len(dtypes))}
+        return {"views": views, "tiles": tiles, "scalars": scalars}
 
     def meta(self, params: PointwiseSchedule) -> dict:
         """The artifact's launch recipe.  "block" and "dynamic_smem" are the schedule's estimates;

@@ -12,6 +12,7 @@
 // CHECK-NEXT: fuser-flush-wgmma {{ *}}the wgmma group protocol
 // CHECK-NEXT: fuser-verify-syncs {{ *}}an independent check that every shared-memory hazard is synchronized.
 // CHECK-NEXT: fuser-verify-pipelines {{ *}}an independent check of every kernel's mbarrier protocol, by execution.
+// CHECK-NEXT: fuser-unroll-loops {{ *}}fully unroll every `scf.for` marked `fuser.unroll`.
 // CHECK-NEXT: fuser-lower-nvasync {{ *}}rewrite every nvasync op into NVVM
 // CHECK-NEXT: fuser-kernel-abi {{ *}}give lowered kernels the ABI the runtime launches
 // CHECK-NEXT: Any upstream MLIR pass or pipeline (e.g. canonicalize, cse, gpu.module(convert-gpu-to-nvvm)) may be mixed in.

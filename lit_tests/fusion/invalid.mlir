@@ -249,54 +249,67 @@ func.func @reduce_ok(%x: tensor<4x8xf32>) -> (tensor<4x1xf32>, tensor<f32>) {
 // -----
 func.func @matmul_dtype(%a: tensor<4x8xi8>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
   // expected-error @below {{'fusion.matmul' op 'a' has element type i8; supported: f32, f16, bf16}}
-  %r = "fusion.matmul"(%a, %b) : (tensor<4x8xi8>, tensor<8x2xf32>) -> tensor<4x2xf32>
+  %r = "fusion.matmul"(%a, %b) {transpose_b = false} : (tensor<4x8xi8>, tensor<8x2xf32>) -> tensor<4x2xf32>
   return %r : tensor<4x2xf32>
 }
 
 // -----
 func.func @matmul_b_dtype(%a: tensor<4x8xf32>, %b: tensor<8x2xi8>) -> tensor<4x2xf32> {
   // expected-error @below {{'b' has element type i8; supported: f32, f16, bf16}}
-  %r = "fusion.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<8x2xi8>) -> tensor<4x2xf32>
+  %r = "fusion.matmul"(%a, %b) {transpose_b = false} : (tensor<4x8xf32>, tensor<8x2xi8>) -> tensor<4x2xf32>
   return %r : tensor<4x2xf32>
 }
 
 // -----
 func.func @matmul_element_types(%a: tensor<4x8xf16>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
   // expected-error @below {{'fusion.matmul' op matmul operands and result share one element type, got tensor<4x8xf16>, tensor<8x2xf32> -> tensor<4x2xf32>}}
-  %r = "fusion.matmul"(%a, %b) : (tensor<4x8xf16>, tensor<8x2xf32>) -> tensor<4x2xf32>
+  %r = "fusion.matmul"(%a, %b) {transpose_b = false} : (tensor<4x8xf16>, tensor<8x2xf32>) -> tensor<4x2xf32>
   return %r : tensor<4x2xf32>
 }
 
 // -----
 func.func @matmul_rank(%a: tensor<8xf32>, %b: tensor<8x2xf32>) -> tensor<2xf32> {
   // expected-error @below {{'fusion.matmul' op matmul takes a [.., M, K] and b [K, N], got tensor<8xf32> and tensor<8x2xf32>}}
-  %r = "fusion.matmul"(%a, %b) : (tensor<8xf32>, tensor<8x2xf32>) -> tensor<2xf32>
+  %r = "fusion.matmul"(%a, %b) {transpose_b = false} : (tensor<8xf32>, tensor<8x2xf32>) -> tensor<2xf32>
   return %r : tensor<2xf32>
 }
 
 // -----
 func.func @matmul_b_rank(%a: tensor<4x8xf32>, %b: tensor<2x8x2xf32>) -> tensor<4x2xf32> {
   // expected-error @below {{matmul takes a [.., M, K] and b [K, N], got tensor<4x8xf32> and tensor<2x8x2xf32>}}
-  %r = "fusion.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<2x8x2xf32>) -> tensor<4x2xf32>
+  %r = "fusion.matmul"(%a, %b) {transpose_b = false} : (tensor<4x8xf32>, tensor<2x8x2xf32>) -> tensor<4x2xf32>
   return %r : tensor<4x2xf32>
 }
 
 // -----
 func.func @matmul_contraction(%a: tensor<4x8xf32>, %b: tensor<16x2xf32>) -> tensor<4x2xf32> {
   // expected-error @below {{'fusion.matmul' op contraction sizes differ: K = 8 in a, 16 in b}}
-  %r = "fusion.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<16x2xf32>) -> tensor<4x2xf32>
+  %r = "fusion.matmul"(%a, %b) {transpose_b = false} : (tensor<4x8xf32>, tensor<16x2xf32>) -> tensor<4x2xf32>
   return %r : tensor<4x2xf32>
+}
+
+// -----
+func.func @matmul_transpose_b_contraction(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>) -> tensor<4x8xbf16> {
+  // expected-error @below {{'fusion.matmul' op contraction sizes differ: K = 8 in a, 2 in b [N, K]}}
+  %r = "fusion.matmul"(%a, %b) {transpose_b = true} : (tensor<4x8xbf16>, tensor<8x2xbf16>) -> tensor<4x8xbf16>
+  return %r : tensor<4x8xbf16>
+}
+
+// -----
+func.func @linear_ok(%x: tensor<4x8xbf16>, %w: tensor<2x8xbf16>) -> tensor<4x2xbf16> {
+  %r = "fusion.matmul"(%x, %w) {transpose_b = true} : (tensor<4x8xbf16>, tensor<2x8xbf16>) -> tensor<4x2xbf16>
+  return %r : tensor<4x2xbf16>
 }
 
 // -----
 func.func @matmul_result_shape(%a: tensor<3x4x8xbf16>, %b: tensor<8x2xbf16>) -> tensor<4x2xbf16> {
   // expected-error @below {{'fusion.matmul' op matmul of tensor<3x4x8xbf16> and tensor<8x2xbf16> cannot give tensor<4x2xbf16>}}
-  %r = "fusion.matmul"(%a, %b) : (tensor<3x4x8xbf16>, tensor<8x2xbf16>) -> tensor<4x2xbf16>
+  %r = "fusion.matmul"(%a, %b) {transpose_b = false} : (tensor<3x4x8xbf16>, tensor<8x2xbf16>) -> tensor<4x2xbf16>
   return %r : tensor<4x2xbf16>
 }
 
 // -----
 func.func @matmul_ok(%a: tensor<3x?x8xbf16>, %b: tensor<?x2xbf16>) -> tensor<3x4x2xbf16> {
-  %r = "fusion.matmul"(%a, %b) : (tensor<3x?x8xbf16>, tensor<?x2xbf16>) -> tensor<3x4x2xbf16>
+  %r = "fusion.matmul"(%a, %b) {transpose_b = false} : (tensor<3x?x8xbf16>, tensor<?x2xbf16>) -> tensor<3x4x2xbf16>
   return %r : tensor<3x4x2xbf16>
 }

@@ -161,8 +161,8 @@ func.func @wgmma_slice_offsets(%acc: vector<32xf32>) {
 func.func @wgmma_dynamic_slice(%acc: vector<32xf32>, %k: index) {
   %t = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> !t
   %a = memref.subview %t[0, %k] [64, 16] [1, 1] : !t to !dyn
-  // expected-error @below {{'a' is a subview with dynamic offsets; the k-slice must be static}}
-  // expected-error @below {{'b' is a subview with dynamic offsets; the k-slice must be static}}
+  // expected-error @below {{'a' is a subview with a dynamic column offset; the k-slice must be static}}
+  // expected-error @below {{'b' is a subview with a dynamic column offset; the k-slice must be static}}
   %r = "nvasync.wgmma"(%a, %a, %acc) {swizzle = 128 : i32, accumulate = true} : (!dyn, !dyn, vector<32xf32>) -> vector<32xf32>
   return
 }

@@ -50,6 +50,9 @@ def reference(fd, inputs):
             out = torch.where(*args)
         elif node.op == "cast":
             out = args[0].to(torch_dtype(node.out.dtype))
+        elif node.op == "matmul":
+            a, b = args
+            out = a @ (b.t() if node.attrs["transpose_b"] else b)
         else:                      # broadcast: torch broadcasting in later ops does the rest
             out = args[0]
         values[node.out.index] = normal(out, node.out.dtype)

@@ -1,0 +1,291 @@
+"""The matmul scheduler: one `fusion.matmul` and its pointwise epilogue; decisions in plain Python
+(the GPU machine runs this too); the kernel it builds is `matmul_kernel.py`.
+
+The kernel.  C[M, N] = epilogue(A[M, K] @ B^T) with B given [N, K] (the layout wgmma reads: both
+operands K-major), a's leading batch dims folded into M.  A persistent grid walks output tiles
+of BLOCK_M x block_n in grouped order (`group_m` tile rows per group, so the A and B tiles a wave
+of CTAs reads stay in L2); per tile a K loop of BLOCK_K-wide steps, warp-specialized: a producer
+warpgroup (added by fuser-pipeline-mbarriers) TMA-loads A and B (128-byte swizzle) into `stages`
+buffers, and two consumer warpgroups each run wgmma m64n{block_n}k16 on their 64 rows.  After
+the K loop each consumer thread applies the epilogue to its accumulator fragment, with the other
+operands read from global memory, writes the results into shared memory in the 128-byte swizzled
+layout of the output's TMA box, and one thread TMA-stores the tile; M, N and K tails fall out of
+the TMA boxes (zero-filled loads, clipped stores).  Every mbarrier, barrier, fence and wait is
+derived by the passes.
+
+Epilogue operands, by their shape right-aligned to the output [.., M, N] (contiguous, 16-byte
+aligned; read in place, never expanded on the host):
+  full   [.., M, N]: the element at (row, col) (pairs of columns in one load when N is even);
+  col    [N] (leading dims 1): the element at col (a bias);
+  row    [.., M, 1]: the element at row;
+  one    every dim 1 (a 0-d tensor): the element at 0;
+  value  a scalar input (fd.define_scalar): a kernel parameter.
+
+Heuristic (`choose_schedule`): block_n 256 (m64n256 wgmma: the most MMA work per byte of smem
+traffic) while 3 or more stages fit beside the output tiles, else 128 with as many stages as fit
+(up to 6); among those, the fewer waves of tiles over the SMs (SMS, the H100 SXM's 132).
+`group_m` 8.  `fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "stages": 4,
+"group_m": 4})` overrides any of them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from ..diagnostics import FusionError
+from ..frontend.dtypes import DataType
+from . import FusionSig, TensorSig
+
+SMS = 132                       # H100 SXM: the persistent grid's width when the heuristic sizes waves
+BLOCK_M = 128                   # two consumer warpgroups x the 64 rows of a wgmma
+BLOCK_K = 64                    # one 128-byte swizzle row of 16-bit elements
+CONSUMERS = 256                 # the consumer threads (the pass adds a producer warpgroup)
+SMEM_LIMIT = 227 * 1024
+BARRIER_BYTES = 1024            # the mbarrier arrays the pipelining pass adds (2 roles x full/empty)
+BLOCK_NS = (256, 128)
+MAX_STAGES = 6
+PRODUCER_REGS, CONSUMER_REGS = 40, 232      # 128 x 40 + 256 x 232 = 64512 of the SM's 65536
+OUTPUT_DTYPES = ("f32", "f16", "bf16")
+OPERAND_KINDS = ("a", "b", "full", "col", "row", "one", "value")
+SWIZZLE = 128
+
+
+@dataclass(frozen=True)
+class MatmulSchedule:
+    dtype: str                            # a's and b's element type: bf16 | f16
+    operands: tuple[str, ...]             # per fusion input, one of OPERAND_KINDS
+    in_dtypes: tuple[str, ...]
+    out_dtypes: tuple[str, ...]
+    pairs: bool                           # full/col operands read two columns per load (N even)
+    block_n: int = 256
+    stages: int = 3
+    group_m: int = 8
+
+    def out_box_cols(self, dtype: str) -> int:
+        """Columns of an output's TMA box: one 128-byte swizzle row."""
+        return SWIZZLE // DataType(dtype).itemsize
+
+    @property
+    def stage_bytes(self) -> int:
+        return (BLOCK_M + self.block_n) * BLOCK_K * DataType(self.dtype).itemsize
+
+    @property
+    def out_bytes(self) -> int:
+        return sum(BLOCK_M * self.block_n * DataType(d).itemsize for d in self.out_dtypes)
+
+    @property
+    def smem_bytes(self) -> int:
+        """An estimate (the artifact takes the kernel IR's): the stages, the output tiles, barriers."""
+        return self.stages * self.stage_bytes + self.out_bytes + BARRIER_BYTES
+
+    def kernel_params(self) -> list[dict]:
+        """The kernel's parameters in order: tensor maps of a, b and every output; per epilogue
+        operand a global pointer or (value) the number; the i32 sizes M, N, K."""
+        params = []
+        for j, (kind, dtype) in enumerate(zip(self.operands, self.in_dtypes)):
+            tensor = f"input{j}"
+            if kind == "a":
+                params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype, "box": [BLOCK_M, BLOCK_K],
+                               "swizzle": SWIZZLE})
+            elif kind == "b":
+                params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype, "box": [self.block_n, BLOCK_K],
+                               "swizzle": SWIZZLE})
+            elif kind == "value":
+                params.append({"kind": "value", "tensor": tensor, "dtype": dtype})
+            else:
+                params.append({"kind": "pointer", "tensor": tensor, "dtype": dtype, "align": 16})
+        order = sorted(params, key=lambda p: p["kind"] != "tensormap")      # tensor maps of a, b first
+        order += [{"kind": "tensormap", "tensor": f"output{j}", "dtype": d, "box": [BLOCK_M, self.out_box_cols(d)],
+                   "swizzle": SWIZZLE} for j, d in enumerate(self.out_dtypes)]
+        return order + [{"kind": "scalar", "type": "i32", "value": name} for name in ("m", "n", "k")]
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _dims(sig: FusionSig):
+    """(M, N, K) of the signature, -1 where unknown until launch."""
+    out = sig.outputs[0].shape
+    m = -1 if -1 in out[:-1] else math.prod(out[:-1])
+    a = sig.inputs[sig.matmuls[0].a].shape
+    return m, out[-1], a[-1]
+
+
+def operand_kind(t: TensorSig, out_shape) -> str | None:
+    """How the epilogue reads input `t` (module docstring), None when it cannot."""
+    if t.scalar:
+        return "value"
+    shape = (1,) * (len(out_shape) - len(t.shape)) + tuple(t.shape)
+    if len(shape) != len(out_shape):
+        return None
+    if shape == tuple(out_shape):
+        return "full"
+    if all(d == 1 for d in shape):
+        return "one"
+    if all(d == 1 for d in shape[:-1]) and shape[-1] == out_shape[-1]:
+        return "col"
+    if shape[-1] == 1 and shape[:-1] == tuple(out_shape[:-1]):
+        return "row"
+    return None
+
+
+def matmul_reason(sig: FusionSig) -> str | None:
+    """Why the matmul scheduler does not take `sig` (None when it does)."""
+    if "matmul" not in sig.ops:
+        return "no matmul in the fusion"
+    others = sig.ops - {"matmul", "unary", "binary", "ternary", "cast", "broadcast"}
+    if others or len(sig.matmuls) != 1:
+        return (f"ops {', '.join(sorted(others))} do not fuse with a matmul" if others
+                else f"{len(sig.matmuls)} matmuls; the scheduler takes one per fusion")
+    mm = sig.matmuls[0]
+    if mm.a is None or mm.b is None:
+        return "the matmul's operands must be fusion inputs (cast or compute them in a fusion of their own)"
+    if mm.a == mm.b:
+        return "a and b are the same input"
+    a, b = sig.inputs[mm.a], sig.inputs[mm.b]
+    if a.dtype.value not in ("bf16", "f16"):
+        return f"matmul inputs are {a.dtype.value}; the kernel multiplies bf16 or f16 (cast first)"
+    shapes = {o.shape for o in sig.outputs}
+    out = sig.outputs[0].shape
+    if len(shapes) > 1 or out[:-1] != a.shape[:-1]:
+        return f"every output must have the matmul's shape {list(a.shape[:-1]) + [out[-1]]}, got {sorted(shapes)}"
+    bad = [o.dtype.value for o in sig.outputs if o.dtype.value not in OUTPUT_DTYPES]
+    if bad:
+        return f"outputs of dtype {', '.join(bad)}: the epilogue stores {', '.join(OUTPUT_DTYPES)} (cast first)"
+    k = a.shape[-1]
+    itemsize = a.dtype.itemsize
+    if k == 0:
+        return "K = 0: the matmul contracts nothing (torch gives zeros); not supported"
+    for name, t in (("a", a), ("b", b)):
+        if not t.aligned:
+            return f"input {name}'s data pointer is not 16-byte aligned (TMA reads it)"
+    if k > 0 and k * itemsize % 16:
+        return (f"K = {k}: rows of a and b are {k * itemsize} bytes, TMA needs a multiple of 16; pad K to a "
+                f"multiple of {16 // itemsize} (with zeros)")
+    if a.strides is not None:
+        return f"input a is not contiguous (strides {list(a.strides)}): pass a.contiguous()"
+    if not b_is_k_major(b, mm.transpose_b):
+        layout = "w [N, K]" if mm.transpose_b else "b [K, N]"
+        return (f"{layout} with strides {list(b.strides) if b.strides else 'contiguous'} is not K-major: the kernel "
+                "reads B as [N, K] rows (pass b.t().contiguous().t() to matmul, or w.contiguous() to linear)")
+    n = out[-1]
+    for o in sig.outputs:
+        if n > 0 and n * o.dtype.itemsize % 16:
+            return (f"N = {n}: output rows of {o.dtype.value} are {n * o.dtype.itemsize} bytes, TMA stores "
+                    "need a multiple of 16")
+    for j, t in enumerate(sig.inputs):
+        if j in (mm.a, mm.b):
+            continue
+        kind = operand_kind(t, out)
+        if kind is None:
+            return (f"epilogue input {j} of shape {list(t.shape)} is neither [.., M, N], [N], [.., M, 1] nor "
+                    f"a scalar against the output {list(out)}")
+        if kind != "value" and (t.strides is not None or not t.aligned):
+            return f"epilogue input {j} must be contiguous and 16-byte aligned"
+    return None
+
+
+def b_is_k_major(b: TensorSig, transpose_b: bool) -> bool:
+    """B's memory is [N, K] row-major: w [N, K] contiguous, or b [K, N] a transposed view of it."""
+    if transpose_b:
+        return b.strides is None
+    k = b.shape[0]
+    return b.strides == (1, k) or (b.strides is None and b.shape[1] == 1)
+
+
+def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
+    """The heuristic (module docstring); `fixed` decisions are kept."""
+    m, n, k = _dims(sig)
+    base = dict(dtype=sig.inputs[sig.matmuls[0].a].dtype.value, operands=_operand_kinds(sig),
+                in_dtypes=_dtypes(sig.inputs), out_dtypes=_dtypes(sig.outputs), pairs=n > 0 and n % 2 == 0)
+    candidates = []
+    for block_n in ([fixed["block_n"]] if "block_n" in fixed else BLOCK_NS):
+        probe = MatmulSchedule(**base, block_n=block_n, stages=1)
+        room = SMEM_LIMIT - probe.out_bytes - BARRIER_BYTES
+        stages = fixed.get("stages", min(MAX_STAGES, room // probe.stage_bytes))
+        if stages < 2 and "stages" not in fixed:
+            continue
+        tiles = math.ceil(m / BLOCK_M) * math.ceil(n / block_n) if m > 0 and n > 0 else SMS
+        waves = math.ceil(tiles / SMS)
+        # Prefer 256-wide tiles with 3+ stages, then fewer waves of work per SM.
+        score = (block_n == 256 and stages >= 3, -waves * block_n, stages)
+        candidates.append((score, MatmulSchedule(**base, block_n=block_n, stages=stages,
+                                                 group_m=fixed.get("group_m", 8))))
+    if not candidates:
+        raise FusionError(f"the matmul scheduler cannot fit two stages beside {len(sig.outputs)} output tiles "
+                          f"({base['out_dtypes']}) in shared memory")
+    return max(candidates, key=lambda c: c[0])[1]
+
+
+def _operand_kinds(sig: FusionSig) -> tuple[str, ...]:
+    mm = sig.matmuls[0]
+    return tuple("a" if j == mm.a else "b" if j == mm.b else operand_kind(t, sig.outputs[0].shape)
+                 for j, t in enumerate(sig.inputs))
+
+
+def _dtypes(tensors) -> tuple[str, ...]:
+    return tuple(t.dtype.value for t in tensors)
+
+
+_DECISIONS = ("block_n", "stages", "group_m")
+
+
+class _Matmul:
+    name = "matmul"
+
+    def can_schedule(self, sig: FusionSig) -> str | None:
+        return matmul_reason(sig)
+
+    def heuristic(self, sig: FusionSig) -> MatmulSchedule:
+        return choose_schedule(sig)
+
+    def encode(self, params: MatmulSchedule) -> dict:
+        """The decisions, and what the signature fixed that the kernel depends on (so the
+        artifact cache tells them apart): how each input is read, whether columns go in pairs."""
+        return {**{k: getattr(params, k) for k in _DECISIONS}, "operands": ",".join(params.operands),
+                "pairs": int(params.pairs)}
+
+    def decode(self, sig: FusionSig, fields: dict) -> MatmulSchedule:
+        fields = dict(fields)
+        derived = {"operands": fields.pop("operands", None), "pairs": fields.pop("pairs", None)}
+        bad = [k for k in _DECISIONS if not isinstance(fields.get(k), int)]
+        if bad or set(fields) - set(_DECISIONS):
+            raise FusionError(f"matmul schedule takes integer fields {', '.join(_DECISIONS)}, got {fields}")
+        params = choose_schedule(sig, **fields)
+        actual = {"operands": ",".join(params.operands), "pairs": int(params.pairs)}
+        for key, value in derived.items():
+            if value is not None and value != actual[key]:
+                raise FusionError(f"matmul schedule: {key} = {value!r}, but these inputs give {actual[key]!r}")
+        if params.block_n not in BLOCK_NS or not 1 <= params.stages <= 16 or params.group_m < 1:
+            raise FusionError(f"matmul schedule {fields}: block_n is one of {BLOCK_NS}, stages in [1, 16], "
+                              "group_m >= 1")
+        if params.smem_bytes > SMEM_LIMIT:
+            raise FusionError(f"matmul schedule {fields} needs about {params.smem_bytes} B of shared memory; "
+                              f"a CTA may use {SMEM_LIMIT}")
+        return params
+
+    def build(self, func_op, params: MatmulSchedule, kernel_name: str, insertion_point):
+        from .matmul_kernel import build_kernel
+
+        return build_kernel(func_op, params, kernel_name, insertion_point)
+
+    def launch(self, params: MatmulSchedule, sig: FusionSig) -> dict:
+        """Tile count, the tensor maps' 2-D views and the kernel scalars for a concrete signature."""
+        m, n, k = _dims(sig)
+        tiles = math.ceil(m / BLOCK_M) * math.ceil(n / params.block_n)
+        views = {}
+        for j, kind in enumerate(params.operands):
+            if kind == "a":
+                views[f"input{j}"] = (m, k)
+            elif kind == "b":
+                views[f"input{j}"] = (n, k)
+        views.update({f"output{j}": (m, n) for j in range(len(sig.outputs))})
+        return {"views": views, "tiles": tiles, "scalars": {"m": m, "n": n, "k": k}}
+
+    def meta(self, params: MatmulSchedule) -> dict:
+        return {"params": params.kernel_params(), "block": [CONSUMERS + 128, 1, 1],
+                "grid": "persistent: min(tiles, SMs)", "dynamic_smem": params.smem_bytes,
+                "schedule": params.to_json()}
+
+
+SCHEDULER = _Matmul()

@@ -1,0 +1,121 @@
+"""The matmul scheduler on the H100 against torch in float64: fresh random normal inputs,
+NaN-poisoned outputs, ragged M, N and K (M = 1, K below one tile, tails in every dim, batch dims
+folded into M, more tiles than SMs), both B layouts (w [N, K] for linear; b [K, N] given as a
+transposed view of an [N, K] tensor), bf16 and f16, and every epilogue kind: bias [N], per-row
+scale [M, 1], full residual and gate [M, N], a scalar input, activations, a cast to f32, and
+several outputs.
+
+Each case is (name, fusion builder, input maker, schedule); build_artifacts.py compiles exactly
+these signatures on meta tensors.  Run offline with artifacts built here (README, "GPU tests").
+"""
+import os
+import sys
+
+import pytest
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_pointwise import reference  # noqa: E402
+
+from fuser_mlir import DataType, FusionDefinition  # noqa: E402
+from fuser_mlir.frontend.dtypes import torch_dtype  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA Hopper GPU")
+BF16, F16 = DataType.BFloat16, DataType.Half
+# Elementwise: |out - ref| <= RTOL |ref| + ATOL max|ref| (the output's rounding dominates).
+RTOL = {BF16: 2 ** -7, F16: 2 ** -10, DataType.Float: 2 ** -16}
+ATOL = 2 ** -12
+
+
+def linear(dtype, epilogue, extra=()):
+    """x [.., M, K] @ w [N, K]^T, then `epilogue(fd, y, *extra_inputs)` adds the outputs; `extra`:
+    (rank, dtype) of further tensor inputs, or "scalar" for a define_scalar."""
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1, -1], dtype)
+        w = fd.define_tensor([-1, -1], dtype)
+        more = [fd.define_scalar(DataType.Float) if e == "scalar" else fd.define_tensor([-1] * e, dtype)
+                for e in extra]
+        epilogue(fd, fd.ops.linear(x, w), *more)
+    return fd
+
+
+def matmul_kn(dtype):
+    """a [M, K] @ b [K, N] + residual [M, N]."""
+    with FusionDefinition() as fd:
+        a, b, r = (fd.define_tensor([-1, -1], dtype) for _ in range(3))
+        fd.add_output(fd.ops.add(fd.ops.matmul(a, b), r))
+    return fd
+
+
+def batched(dtype):
+    """x [B, M, K] @ w [N, K]^T + bias."""
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1, -1, -1], dtype)
+        w, b = fd.define_tensor([-1, -1], dtype), fd.define_tensor([-1], dtype)
+        fd.add_output(fd.ops.linear(x, w, b))
+    return fd
+
+
+EPILOGUES = {
+    "plain": ((), lambda fd, y: fd.add_output(y)),
+    "bias-gelu": ((1,), lambda fd, y, b: fd.add_output(fd.ops.gelu(fd.ops.add(y, b)))),
+    "silu-gate": ((2,), lambda fd, y, g: fd.add_output(fd.ops.mul(fd.ops.silu(y), g))),
+    "row-scale": ((2,), lambda fd, y, s: fd.add_output(fd.ops.mul(y, s))),
+    "two-outputs": ((1,), lambda fd, y, b: (fd.add_output(fd.ops.add(y, b)),
+                                             fd.add_output(fd.ops.relu(fd.ops.add(y, b))))),
+    "scalar-f32": (("scalar",), lambda fd, y, s: fd.add_output(fd.ops.cast(fd.ops.mul(y, s), DataType.Float))),
+}
+
+
+def randn(shape, dtype, device):
+    """Normal values on CUDA; on "meta" (build_artifacts.py compiles there) the same shapes,
+    strides and dtypes."""
+    return torch.randn(shape, dtype=torch_dtype(dtype), device=device)
+
+
+def linear_inputs(kind, dtype, m, n, k, device):
+    extra, _ = EPILOGUES[kind]
+    more = []
+    for e in extra:
+        if e == "scalar":
+            more.append(0.75)
+        elif kind == "row-scale":
+            more.append(randn((m, 1), dtype, device))
+        else:
+            more.append(randn((n,) if e == 1 else (m, n), dtype, device))
+    return [randn((m, k), dtype, device), randn((n, k), dtype, device), *more]
+
+
+SHAPES = {"m1": (1, 256, 64), "ktail": (200, 136, 40), "ragged": (333, 264, 200), "waves": (2048, 2304, 512)}
+CASES = []      # (name, build, make inputs, schedule)
+for kind, (extra, epilogue) in EPILOGUES.items():
+    for shape_name, (m, n, k) in SHAPES.items():
+        for dtype in ((BF16, F16) if kind == "plain" else (BF16,)):
+            CASES.append((f"{kind}-{dtype.value}-{shape_name}", lambda d=dtype, e=epilogue, x=extra: linear(d, e, x),
+                          lambda dev, kd=kind, d=dtype, s=(m, n, k): linear_inputs(kd, d, *s, dev), None))
+CASES += [
+    ("kn-residual-bf16-ragged", lambda: matmul_kn(BF16),
+     lambda dev: [randn((333, 200), BF16, dev), randn((264, 200), BF16, dev).t(), randn((333, 264), BF16, dev)], None),
+    ("batched-bias-f16", lambda: batched(F16),
+     lambda dev: [randn((3, 100, 128), F16, dev), randn((192, 128), F16, dev), randn((192,), F16, dev)], None),
+    ("plain-bf16-bn128-s4", lambda: linear(BF16, EPILOGUES["plain"][1]),
+     lambda dev: linear_inputs("plain", BF16, 333, 264, 200, dev),
+     {"scheduler": "matmul", "block_n": 128, "stages": 4, "group_m": 2}),
+]
+
+
+@pytest.mark.parametrize("name,build,make,schedule", CASES, ids=[c[0] for c in CASES])
+def test_matmul_matches_torch(name, build, make, schedule):
+    fd = build()
+    inputs = make("cuda")
+    refs = reference(fd, inputs)
+    out = [torch.full(r.shape, float("nan"), dtype=torch_dtype(t.dtype), device="cuda")
+           for r, t in zip(refs, fd.outputs)]
+    fd.execute(inputs, out=out, schedule=schedule)
+    torch.cuda.synchronize()
+    for o, r, t in zip(out, refs, fd.outputs):
+        assert not torch.isnan(o).any(), f"{name}: {torch.isnan(o).sum().item()} unwritten (NaN) elements in {t!r}"
+        bound = RTOL[t.dtype] * r.abs() + ATOL * r.abs().max()
+        bad = ((o.double() - r).abs() > bound).sum().item()
+        assert bad == 0, f"{name}: {bad} of {o.numel()} elements of {t!r} off (max error " \
+                         f"{(o.double() - r).abs().max().item():.3e})"
