@@ -30,7 +30,7 @@ traffic) while 3 or more stages fit beside the output tiles, else 128 with as ma
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
@@ -246,16 +246,23 @@ class _Matmul:
                 "pairs": int(params.pairs)}
 
     def decode(self, sig: FusionSig, fields: dict) -> MatmulSchedule:
+        """The decisions from `fields`; `operands` and `pairs`, when given, as the API derived
+        them from concrete shapes (fusion IR may say `?` where the API knew the size)."""
         fields = dict(fields)
-        derived = {"operands": fields.pop("operands", None), "pairs": fields.pop("pairs", None)}
+        operands, pairs = fields.pop("operands", None), fields.pop("pairs", None)
         bad = [k for k in _DECISIONS if not isinstance(fields.get(k), int)]
         if bad or set(fields) - set(_DECISIONS):
             raise FusionError(f"matmul schedule takes integer fields {', '.join(_DECISIONS)}, got {fields}")
         params = choose_schedule(sig, **fields)
-        actual = {"operands": ",".join(params.operands), "pairs": int(params.pairs)}
-        for key, value in derived.items():
-            if value is not None and value != actual[key]:
-                raise FusionError(f"matmul schedule: {key} = {value!r}, but these inputs give {actual[key]!r}")
+        if operands is not None:
+            kinds = tuple(str(operands).split(","))
+            if len(kinds) != len(sig.inputs) or any(k not in OPERAND_KINDS for k in kinds) \
+                    or any((k in ("a", "b")) != (j in (sig.matmuls[0].a, sig.matmuls[0].b)) for j, k in enumerate(kinds)):
+                raise FusionError(f"matmul schedule: operands = {operands!r} does not describe these "
+                                  f"{len(sig.inputs)} inputs (kinds: {', '.join(OPERAND_KINDS)})")
+            params = replace(params, operands=kinds)
+        if pairs is not None:
+            params = replace(params, pairs=bool(pairs))
         if params.block_n not in BLOCK_NS or not 1 <= params.stages <= 16 or params.group_m < 1:
             raise FusionError(f"matmul schedule {fields}: block_n is one of {BLOCK_NS}, stages in [1, 16], "
                               "group_m >= 1")
