@@ -1,8 +1,9 @@
 """The matmul scheduler: one `fusion.matmul` and its pointwise epilogue; decisions in plain Python
 (the GPU machine runs this too); the kernel it builds is `matmul_kernel.py`.
 
-The kernel.  C[M, N] = epilogue(A[M, K] @ B^T) with B given [N, K] (the layout wgmma reads: both
-operands K-major), a's leading batch dims folded into M.  A persistent grid walks output tiles
+The kernel.  C[M, N] = epilogue(A[M, K] @ B^T) with B given [N, K] (fd.ops.linear's weight: the
+layout wgmma reads, both operands K-major), a's leading batch dims folded into M.  b as [K, N]
+(fd.ops.matmul) needs wgmma's transposed-B operand, not built yet: it is declined with the fix.  A persistent grid walks output tiles
 of BLOCK_M x block_n in grouped order (`group_m` tile rows per group, so the A and B tiles a wave
 of CTAs reads stay in L2); per tile a K loop of BLOCK_K-wide steps, warp-specialized: a producer
 warpgroup (added by fuser-pipeline-mbarriers) TMA-loads A and B (128-byte swizzle) into `stages`
@@ -164,10 +165,11 @@ def matmul_reason(sig: FusionSig) -> str | None:
                 f"multiple of {16 // itemsize} (with zeros)")
     if a.strides is not None:
         return f"input a is not contiguous (strides {list(a.strides)}): pass a.contiguous()"
-    if not b_is_k_major(b, mm.transpose_b):
-        layout = "w [N, K]" if mm.transpose_b else "b [K, N]"
-        return (f"{layout} with strides {list(b.strides) if b.strides else 'contiguous'} is not K-major: the kernel "
-                "reads B as [N, K] rows (pass b.t().contiguous().t() to matmul, or w.contiguous() to linear)")
+    if not mm.transpose_b:
+        return ("b is [K, N]: the kernel reads B as [N, K] rows (wgmma's K-major operand); the transposed "
+                "operand is not built yet: use fd.ops.linear(a, w) with w = b.t().contiguous()")
+    if b.strides is not None:
+        return f"w is not contiguous (strides {list(b.strides)}): pass w.contiguous()"
     n = out[-1]
     for o in sig.outputs:
         if n > 0 and n * o.dtype.itemsize % 16:
@@ -183,14 +185,6 @@ def matmul_reason(sig: FusionSig) -> str | None:
         if kind != "value" and (t.strides is not None or not t.aligned):
             return f"epilogue input {j} must be contiguous and 16-byte aligned"
     return None
-
-
-def b_is_k_major(b: TensorSig, transpose_b: bool) -> bool:
-    """B's memory is [N, K] row-major: w [N, K] contiguous, or b [K, N] a transposed view of it."""
-    if transpose_b:
-        return b.strides is None
-    k = b.shape[0]
-    return b.strides == (1, k) or (b.strides is None and b.shape[1] == 1)
 
 
 def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:

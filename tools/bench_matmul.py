@@ -1,0 +1,111 @@
+"""Matmul benchmark: fuser_mlir vs cuBLAS (torch.matmul), torch eager and torch.compile, one run.
+
+Every system is timed the same way (tools/timing.py device_ms: L2 flushed before each sample),
+on random normal bf16 inputs (never zeros: power draw changes the clock), as users call it:
+`fd.execute([x, w, ...])` allocating its output, `x @ w.t()` / `F.linear`, the torch.compile'd
+function.  TFLOP/s = 2 M N K / median time.
+
+Plain GEMM (`y = x @ w^T`, x [M, K], w [N, K]): 4096^3, 8192^3 and the LLM shapes
+M in {1024, 4096, 8192} x (N, K) in {(10240, 8192), (28672, 8192), (8192, 28672), (2112, 7168)}.
+Fused epilogues (bias + gelu, silu(y) * gate, residual add) at 4096^3 and 8192 x 10240 x 8192,
+against torch eager (cuBLAS + separate pointwise kernels) and torch.compile.  Each fusion's output
+is compared with the eager result (`max_rel_err`).
+
+    # here (MLIR available): build the kernels the benchmark launches
+    FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_matmul.py --build
+    # on the H100 (offline):
+    FUSER_MLIR_CACHE_DIR=.fuser_cache FUSER_MLIR_OFFLINE=1 python3 tools/bench_matmul.py --json out.json
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from timing import bench_arguments, device_ms, save
+
+from fuser_mlir import DataType, FusionDefinition
+
+PLAIN_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192)] + [
+    (m, n, k) for m in (1024, 4096, 8192) for n, k in ((10240, 8192), (28672, 8192), (8192, 28672), (2112, 7168))]
+EPILOGUE_SHAPES = [(4096, 4096, 4096), (8192, 10240, 8192)]
+F = torch.nn.functional
+
+
+def _linear(epilogue, extra_ranks):
+    with FusionDefinition() as fd:
+        x, w = fd.define_tensor([-1, -1], DataType.BFloat16), fd.define_tensor([-1, -1], DataType.BFloat16)
+        extra = [fd.define_tensor([-1] * r, DataType.BFloat16) for r in extra_ranks]
+        fd.add_output(epilogue(fd.ops, fd.ops.linear(x, w), *extra))
+    return fd
+
+
+FUSIONS = {
+    # name: (definition, eager equivalent, extra input shapes (M, N) -> shapes)
+    "plain": (lambda: _linear(lambda o, y: y, ()), lambda x, w: x @ w.t(), lambda m, n: []),
+    "bias+gelu": (lambda: _linear(lambda o, y, b: o.gelu(o.add(y, b)), (1,)),
+                  lambda x, w, b: F.gelu(F.linear(x, w, b)), lambda m, n: [(n,)]),
+    "silu(y)*gate": (lambda: _linear(lambda o, y, g: o.mul(o.silu(y), g), (2,)),
+                     lambda x, w, g: F.silu(x @ w.t()) * g, lambda m, n: [(m, n)]),
+    "residual add": (lambda: _linear(lambda o, y, r: o.add(y, r), (2,)),
+                     lambda x, w, r: x @ w.t() + r, lambda m, n: [(m, n)]),
+}
+
+
+def inputs(name, m, n, k, device):
+    shapes = [(m, k), (n, k)] + FUSIONS[name][2](m, n)
+    return [torch.randn(s, dtype=torch.bfloat16, device=device) for s in shapes]
+
+
+def cases():
+    yield from (("plain", s) for s in PLAIN_SHAPES)
+    yield from ((name, s) for name in FUSIONS if name != "plain" for s in EPILOGUE_SHAPES)
+
+
+def main():
+    args = bench_arguments(__doc__).parse_args()
+    fds = {name: spec[0]() for name, spec in FUSIONS.items()}
+    if args.build:
+        for name, (m, n, k) in cases():
+            fds[name].compile(inputs(name, m, n, k, "meta"))
+            print("built", name, m, n, k, flush=True)
+        return
+    results = {"device": torch.cuda.get_device_name(), "rows": []}
+    for name, (m, n, k) in cases():
+        fd, eager = fds[name], FUSIONS[name][1]
+        xs = inputs(name, m, n, k, "cuda")
+        ours = fd.execute(xs)[0]
+        want = eager(*xs)
+        row = {"fusion": name, "m": m, "n": n, "k": k,
+               "max_rel_err": ((ours.float() - want.float()).abs().max() / want.float().abs().max()).item(),
+               "schedule": dict(vars(fd.compile(xs).params))}
+        flops = 2 * m * n * k
+        timed = {"fuser_mlir": lambda: fd.execute(xs), "torch_eager": lambda: eager(*xs)}
+        if name == "plain":
+            timed["cublas"] = timed.pop("torch_eager")
+        else:
+            compiled = torch.compile(eager)
+            timed["torch_compile"] = lambda: compiled(*xs)
+        for system, fn in timed.items():
+            ms = device_ms(fn)
+            row[system] = {"ms": ms, "tflops": flops / ms / 1e9}
+        base = "cublas" if name == "plain" else "torch_eager"
+        row["vs_" + base] = row["fuser_mlir"]["tflops"] / row[base]["tflops"]
+        if "torch_compile" in row:
+            row["vs_torch_compile"] = row["fuser_mlir"]["tflops"] / row["torch_compile"]["tflops"]
+        results["rows"].append(row)
+        print(f"{name:14s} {m:5d}x{n:5d}x{k:5d}  ours {row['fuser_mlir']['tflops']:6.1f} TFLOP/s  "
+              + "  ".join(f"{s} {row[s]['tflops']:6.1f}" for s in timed if s != "fuser_mlir")
+              + f"  ratio {row['vs_' + base]:.3f}" + (f" vs compile {row['vs_torch_compile']:.3f}"
+                                                      if "vs_torch_compile" in row else "")
+              + f"  err {row['max_rel_err']:.1e}  bn {row['schedule']['block_n']} st {row['schedule']['stages']}",
+              flush=True)
+        del xs, ours, want
+    plain = [r["vs_cublas"] for r in results["rows"] if r["fusion"] == "plain"]
+    results["plain_geomean_vs_cublas"] = math.exp(sum(map(math.log, plain)) / len(plain))
+    results["plain_min_vs_cublas"] = min(plain)
+    print(f"plain GEMM vs cuBLAS: geomean {results['plain_geomean_vs_cublas']:.3f}, min {results['plain_min_vs_cublas']:.3f}")
+    save(results, args.json)
+
+
+if __name__ == "__main__":
+    main()
