@@ -7,6 +7,8 @@ function.  TFLOP/s = 2 M N K / median time.
 
 Plain GEMM (`y = x @ w^T`, x [M, K], w [N, K]): 4096^3, 8192^3 and the LLM shapes
 M in {1024, 4096, 8192} x (N, K) in {(10240, 8192), (28672, 8192), (8192, 28672), (2112, 7168)}.
+`--variants` also times the plain GEMM with each tile width forced (schedule={"block_n": ...}):
+the measurements behind the heuristic's TILE_COST (fuser_mlir/schedulers/matmul.py).
 Fused epilogues (bias + gelu, silu(y) * gate, residual add) at 4096^3 and 8192 x 10240 x 8192,
 against torch eager (cuBLAS + separate pointwise kernels) and torch.compile.  Each fusion's output
 is compared with the eager result (`max_rel_err`).
@@ -24,6 +26,7 @@ import torch
 from timing import bench_arguments, device_ms, save
 
 from fuser_mlir import DataType, FusionDefinition
+from fuser_mlir.schedulers.matmul import BLOCK_NS
 
 PLAIN_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192)] + [
     (m, n, k) for m in (1024, 4096, 8192) for n, k in ((10240, 8192), (28672, 8192), (8192, 28672), (2112, 7168))]
@@ -61,13 +64,21 @@ def cases():
     yield from ((name, s) for name in FUSIONS if name != "plain" for s in EPILOGUE_SHAPES)
 
 
+def variant(block_n):
+    return {"scheduler": "matmul", "block_n": block_n}
+
+
 def main():
-    args = bench_arguments(__doc__).parse_args()
+    parser = bench_arguments(__doc__)
+    parser.add_argument("--variants", action="store_true", help="also time each tile width of the plain GEMM")
+    args = parser.parse_args()
     fds = {name: spec[0]() for name, spec in FUSIONS.items()}
     if args.build:
         for name, (m, n, k) in cases():
             fds[name].compile(inputs(name, m, n, k, "meta"))
             print("built", name, m, n, k, flush=True)
+        for block_n in BLOCK_NS:
+            fds["plain"].compile(inputs("plain", *PLAIN_SHAPES[0], "meta"), schedule=variant(block_n))
         return
     results = {"device": torch.cuda.get_device_name(), "rows": []}
     for name, (m, n, k) in cases():
@@ -82,6 +93,9 @@ def main():
         timed = {"fuser_mlir": lambda: fd.execute(xs), "torch_eager": lambda: eager(*xs)}
         if name == "plain":
             timed["cublas"] = timed.pop("torch_eager")
+            if args.variants:
+                for block_n in BLOCK_NS:
+                    timed[f"block_n={block_n}"] = lambda b=block_n: fd.execute(xs, schedule=variant(b))
         else:
             compiled = torch.compile(eager)
             timed["torch_compile"] = lambda: compiled(*xs)

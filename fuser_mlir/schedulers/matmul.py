@@ -22,10 +22,11 @@ aligned; read in place, never expanded on the host):
   one    every dim 1 (a 0-d tensor): the element at 0;
   value  a scalar input (fd.define_scalar): a kernel parameter.
 
-Heuristic (`choose_schedule`): block_n 256 (m64n256 wgmma: the most MMA work per byte of smem
-traffic) while 3 or more stages fit beside the output tiles, else 128 with as many stages as fit
-(up to 6); among those, the fewer waves of tiles over the SMs (SMS, the H100 SXM's 132).
-`group_m` 8.  `fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "stages": 4,
+Heuristic (`choose_schedule`): for each block_n in BLOCK_NS, as many stages as fit beside the
+output tiles (up to 6); the estimated time is waves of tiles over the SMs (SMS, the H100 SXM's
+132) x block_n x the per-column cost of that width (TILE_COST; 2 stages cost TWO_STAGE_COST);
+the cheapest wins, ties to the wider tile.  Wave quantization decides skinny problems: N = 2112
+in 192-wide tiles is 11 columns of tiles, not 8.25.  `group_m` 8.  `fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "stages": 4,
 "group_m": 4})` overrides any of them.
 """
 from __future__ import annotations
@@ -43,7 +44,10 @@ BLOCK_K = 64                    # one 128-byte swizzle row of 16-bit elements
 CONSUMERS = 256                 # the consumer threads (the pass adds a producer warpgroup)
 SMEM_LIMIT = 227 * 1024
 BARRIER_BYTES = 1024            # the mbarrier arrays the pipelining pass adds (2 roles x full/empty)
-BLOCK_NS = (256, 128)
+BLOCK_NS = (256, 192, 128)
+# Time per column of a tile, relative to 256-wide tiles (tools/bench_matmul.py --variants).
+TILE_COST = {256: 1.0, 192: 1.0, 128: 1.1}
+TWO_STAGE_COST = 1.3
 MAX_STAGES = 6
 PRODUCER_REGS, CONSUMER_REGS = 40, 232      # 128 x 40 + 256 x 232 = 64512 of the SM's 65536
 OUTPUT_DTYPES = ("f32", "f16", "bf16")
@@ -199,12 +203,12 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
         stages = fixed.get("stages", min(MAX_STAGES, room // probe.stage_bytes))
         if stages < 2 and "stages" not in fixed:
             continue
-        tiles = math.ceil(m / BLOCK_M) * math.ceil(n / block_n) if m > 0 and n > 0 else SMS
-        waves = math.ceil(tiles / SMS)
-        # Prefer 256-wide tiles with 3+ stages, then fewer waves of work per SM.
-        score = (block_n == 256 and stages >= 3, -waves * block_n, stages)
-        candidates.append((score, MatmulSchedule(**base, block_n=block_n, stages=stages,
-                                                 group_m=fixed.get("group_m", 8))))
+        # Sizes unknown until launch: a large problem (waves then scale as 1 / block_n).
+        tiles = math.ceil(m / BLOCK_M) * math.ceil(n / block_n) if m > 0 and n > 0 else 64 * 8192 / block_n
+        waves = math.ceil(tiles / SMS) if m > 0 and n > 0 else tiles / SMS
+        cost = waves * block_n * TILE_COST.get(block_n, 1.0) * (1.0 if stages >= 3 else TWO_STAGE_COST)
+        candidates.append(((-cost, block_n, stages), MatmulSchedule(**base, block_n=block_n, stages=stages,
+                                                                     group_m=fixed.get("group_m", 8))))
     if not candidates:
         raise FusionError(f"the matmul scheduler cannot fit two stages beside {len(sig.outputs)} output tiles "
                           f"({base['out_dtypes']}) in shared memory")

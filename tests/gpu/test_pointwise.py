@@ -28,7 +28,8 @@ def reference(fd, inputs):
     def normal(v, dtype):
         return v if dtype is DataType.Bool else v.double()
 
-    values = {t.index: normal(v, t.dtype) for t, v in zip(fd.inputs, inputs)}
+    values = {t.index: torch.tensor(v, dtype=torch.float64, device="cuda") if t.scalar else normal(v, t.dtype)
+              for t, v in zip(fd.inputs, inputs)}
 
     def arg(a):
         if isinstance(a, Constant):
