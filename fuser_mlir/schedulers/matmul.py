@@ -45,8 +45,11 @@ CONSUMERS = 256                 # the consumer threads (the pass adds a producer
 SMEM_LIMIT = 227 * 1024
 BARRIER_BYTES = 1024            # the mbarrier arrays the pipelining pass adds (2 roles x full/empty)
 BLOCK_NS = (256, 192, 128)
-# Time per column of a tile, relative to 256-wide tiles (tools/bench_matmul.py --variants).
-TILE_COST = {256: 1.0, 192: 1.0, 128: 1.1}
+# Time per column of a tile, relative to 256-wide tiles: tools/bench_matmul.py --variants on the
+# H100 at shapes where wave quantization is negligible (8192 x 8192 x 28672, 8192 x 28672 x 8192,
+# 4096 x 8192 x 28672): 192-wide tiles 1.08-1.10x, 128-wide 1.32-1.50x
+# (tools/results/bench_matmul_h100.json).
+TILE_COST = {256: 1.0, 192: 1.09, 128: 1.35}
 TWO_STAGE_COST = 1.3
 MAX_STAGES = 6
 PRODUCER_REGS, CONSUMER_REGS = 40, 232      # 128 x 40 + 256 x 232 = 64512 of the SM's 65536
@@ -203,10 +206,10 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
         stages = fixed.get("stages", min(MAX_STAGES, room // probe.stage_bytes))
         if stages < 2 and "stages" not in fixed:
             continue
-        # Sizes unknown until launch: a large problem (waves then scale as 1 / block_n).
-        tiles = math.ceil(m / BLOCK_M) * math.ceil(n / block_n) if m > 0 and n > 0 else 64 * 8192 / block_n
-        waves = math.ceil(tiles / SMS) if m > 0 and n > 0 else tiles / SMS
-        cost = waves * block_n * TILE_COST.get(block_n, 1.0) * (1.0 if stages >= 3 else TWO_STAGE_COST)
+        # Sizes unknown until launch: a large problem, whose waves x block_n is the same for every width.
+        columns = math.ceil(math.ceil(m / BLOCK_M) * math.ceil(n / block_n) / SMS) * block_n \
+            if m > 0 and n > 0 else 1
+        cost = columns * TILE_COST.get(block_n, 1.0) * (1.0 if stages >= 3 else TWO_STAGE_COST)
         candidates.append(((-cost, block_n, stages), MatmulSchedule(**base, block_n=block_n, stages=stages,
                                                                      group_m=fixed.get("group_m", 8))))
     if not candidates:
