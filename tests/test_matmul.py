@@ -1,0 +1,110 @@
+"""The matmul scheduler without a GPU: the API's fusion IR, the heuristic and overrides, the errors
+for what the kernel cannot take, and one kernel compiled to PTX and assembled (the GPU tests are
+tests/gpu/test_matmul.py)."""
+import pytest
+import torch
+
+from fuser_mlir import DataType, FusionDefinition, FusionError
+from fuser_mlir.backend import ptxas
+from fuser_mlir.compiler import choose, input_signature
+from fuser_mlir.frontend.fusion_ir import fusion_ir
+
+BF16 = DataType.BFloat16
+
+
+def linear_gelu(extra_shape=(-1,)):
+    with FusionDefinition() as fd:
+        x, w = fd.define_tensor([-1, -1], BF16), fd.define_tensor([-1, -1], BF16)
+        b = fd.define_tensor(list(extra_shape), BF16)
+        fd.add_output(fd.ops.gelu(fd.ops.linear(x, w, b)))
+    return fd
+
+
+def meta(*shapes, dtype=torch.bfloat16):
+    return [torch.empty(s, dtype=dtype, device="meta") for s in shapes]
+
+
+def test_linear_and_matmul_record_fusion_matmul():
+    fd = linear_gelu()
+    text = fusion_ir(fd)
+    assert '"fusion.matmul"(%in0, %in1) {transpose_b = true}' in text
+    assert 'kind = "gelu"' in text
+    with FusionDefinition() as fd:
+        a, b = fd.define_tensor([4, 8], BF16), fd.define_tensor([8, 2], BF16)
+        fd.add_output(fd.ops.matmul(a, b))
+    assert "{transpose_b = false} : (tensor<4x8xbf16>, tensor<8x2xbf16>) -> tensor<4x2xbf16>" in fusion_ir(fd)
+
+
+@pytest.mark.parametrize("shapes,dtype,message", [
+    (((4, 8), (2, 8)), DataType.Float, "two bf16 or two f16 tensors"),
+    (((4, 8), (2, 16)), BF16, "contraction sizes differ: K = 8"),
+    (((8,), (2, 8)), BF16, "takes a [.., M, K] and b [N, K]"),
+])
+def test_recording_errors(shapes, dtype, message):
+    fd = FusionDefinition()
+    x, w = (fd.define_tensor(list(s), dtype) for s in shapes)
+    with pytest.raises(FusionError, match=message.replace("[", r"\[").replace(".", r"\.")):
+        fd.ops.linear(x, w)
+
+
+@pytest.mark.parametrize("m,n,k,block_n", [(4096, 4096, 4096, 256), (1024, 2112, 7168, 192), (8192, 2112, 7168, 192)])
+def test_heuristic_weighs_waves(m, n, k, block_n):
+    fd = linear_gelu()
+    scheduler, params = choose(input_signature(fd, meta((m, k), (n, k), (n,))), None)
+    assert scheduler.name == "matmul"
+    assert params.block_n == block_n and params.operands == ("a", "b", "col")
+    assert params.smem_bytes <= 227 * 1024
+
+
+def test_schedule_override_and_its_checks():
+    fd = linear_gelu()
+    inputs = meta((1000, 512), (768, 512), (768,))
+    _, params = choose(input_signature(fd, inputs), {"scheduler": "matmul", "block_n": 128, "stages": 4, "group_m": 2})
+    assert (params.block_n, params.stages, params.group_m) == (128, 4, 2)
+    with pytest.raises(FusionError, match="shared memory"):
+        choose(input_signature(fd, inputs), {"scheduler": "matmul", "block_n": 256, "stages": 5})
+    with pytest.raises(FusionError, match="block_n is one of"):
+        choose(input_signature(fd, inputs), {"scheduler": "matmul", "block_n": 100})
+
+
+@pytest.mark.parametrize("case,message", [
+    ("kn", "b is [K, N]"),
+    ("k_odd", "pad K to a multiple of 8"),
+    ("w_strided", "w is not contiguous"),
+    ("bias_2d_bad", "epilogue input 2 of shape"),
+    ("f32_out_ok", None),
+])
+def test_what_the_kernel_cannot_take_is_named(case, message):
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1] * (3 if case == "bias_2d_bad" else 2), BF16)
+        w = fd.define_tensor([-1, -1], BF16)
+        if case == "kn":
+            fd.add_output(fd.ops.matmul(x, w))
+            inputs = meta((64, 128), (128, 256))
+        else:
+            b = fd.define_tensor([-1, -1], BF16)
+            fd.add_output(fd.ops.cast(fd.ops.add(fd.ops.linear(x, w), b), DataType.Float))
+            k = 100 if case == "k_odd" else 128
+            inputs = meta((2, 64, k) if case == "bias_2d_bad" else (64, k), (256, k), (64, 256))
+            if case == "w_strided":
+                inputs[1] = torch.empty((128, 256), dtype=torch.bfloat16, device="meta").t()
+    sig = input_signature(fd, inputs)
+    if message is None:
+        assert choose(sig, None)[0].name == "matmul"
+        return
+    with pytest.raises(FusionError, match=message.replace("[", r"\[")):
+        choose(sig, None)
+
+
+@pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
+def test_kernel_assembles_with_derived_epilogue_protocol(private_cache):
+    fd = linear_gelu()
+    compiled = fd.compile(meta((300, 512), (768, 512), (768,)))
+    ir_text = compiled.kernel_ir
+    for derived in ('"WAR: nvasync.tma_store reads smem -> vector.store"',
+                    '"generic writes -> async proxy: vector.store -> nvasync.tma_store"',
+                    '"RAW: vector.store -> nvasync.tma_store"', '"commit the bulk group of nvasync.tma_store"'):
+        assert derived in ir_text, derived
+    assert compiled.artifact.cubin, "ptxas produced no cubin"
+    assert compiled.artifact.meta["block"] == [384, 1, 1]
+    assert f"wgmma.mma_async.sync.aligned.m64n{compiled.params.block_n}k16.f32.bf16.bf16" in compiled.ptx
