@@ -104,6 +104,16 @@ def kernel_func(name: str, arg_types: list[str], threads: int, insertion_point):
 
 # --- global memory: `!llvm.ptr<1>` kernel arguments, element offsets, explicit alignment -------
 GLOBAL_PTR = "!llvm.ptr<1>"
+_ARG_TYPES = {"tensormap": lambda p: "!llvm.ptr", "pointer": lambda p: GLOBAL_PTR, "scalar": lambda p: "i32",
+              "value": lambda p: str(memory_type(p["dtype"]))}
+
+
+def kernel_arg_type(param: dict) -> str:
+    """The kernel argument type of one entry of a schedule's kernel parameters (artifact meta
+    "params"): a tensor map (by value), a global pointer, an i32 scalar or a scalar input's value."""
+    return _ARG_TYPES[param["kind"]](param)
+
+
 _DYNAMIC_INDEX = -2 ** 31         # llvm.getelementptr's marker for an index given as an operand
 
 

@@ -34,13 +34,11 @@ from mlir.dialects import arith, gpu, memref, scf, vector
 from ..dialects import nvasync
 from ..passes.unroll_loops import UNROLL_ATTR
 from ..kernel import body
-from ..kernel.builders import (GLOBAL_PTR, elected_lane_of_warp0, gep, i32, if_then, index, kernel_func,
+from ..kernel.builders import (elected_lane_of_warp0, gep, i32, if_then, index, kernel_arg_type, kernel_func,
                                load_global, memory_type, smem_type, to_i32, to_i64, to_index)
 from ..frontend.dtypes import DataType
 from .matmul import BLOCK_K, BLOCK_M, CONSUMERS, CONSUMER_REGS, PRODUCER_REGS, MatmulSchedule
 
-_ARG_TYPES = {"tensormap": lambda p: "!llvm.ptr", "pointer": lambda p: GLOBAL_PTR, "scalar": lambda p: "i32",
-              "value": lambda p: str(memory_type(p["dtype"]))}
 WGMMA_K = 16
 
 
@@ -48,7 +46,7 @@ def build_kernel(func_op, schedule: MatmulSchedule, kernel_name: str, insertion_
     """Insert the kernel for fusion `func_op` as `gpu.func @kernel_name` at `insertion_point`
     (inside a gpu.module)."""
     params = schedule.kernel_params()
-    kernel = kernel_func(kernel_name, [_ARG_TYPES[p["kind"]](p) for p in params], CONSUMERS, insertion_point)
+    kernel = kernel_func(kernel_name, [kernel_arg_type(p) for p in params], CONSUMERS, insertion_point)
     entry = kernel.regions[0].blocks[0]
     with ir.InsertionPoint(entry.operations[0]):
         _KernelBuilder(func_op, schedule, params, list(entry.arguments)).build()
@@ -62,6 +60,7 @@ class _KernelBuilder:
         by_tensor = {p["tensor"]: a for p, a in zip(params, args) if "tensor" in p}
         self.args = by_tensor
         self.kinds = {f"input{j}": k for j, k in enumerate(schedule.operands)}
+        self.dtypes = {f"input{j}": d for j, d in enumerate(schedule.in_dtypes)}
         self.m, self.n, self.k = (to_index(a) for p, a in zip(params, args) if p["kind"] == "scalar")
         self.a_map = next(by_tensor[t] for t, k in self.kinds.items() if k == "a")
         self.b_map = next(by_tensor[t] for t, k in self.kinds.items() if k == "b")
@@ -128,7 +127,7 @@ class _KernelBuilder:
         """The compute-form values of epilogue operand `tensor` at (row, col) and (row, col + 1)
         (global indices, clamped into the tensor)."""
         kind, arg = self.kinds[tensor], self.args[tensor]
-        dtype = self.s.in_dtypes[int(tensor[5:])]
+        dtype = self.dtypes[tensor]
         if kind == "value":
             value = body.to_compute(arg, dtype)
             return value, value
