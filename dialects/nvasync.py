@@ -89,8 +89,32 @@ OPS = [
         operands=_BARRIER, semantics=_SYNC, ptx="mbarrier.inval.shared.b64"),
     _op("release_flag", "Signal other CTAs (a semaphore release): atomically add `value` to the i32 "
         "at global address `flag`, with release semantics at GPU scope.",
-        operands=[Operand("flag", "ptr"), Operand("value", "i32")],
+        operands=[Operand("flag", "global_ptr"), Operand("value", "i32")],
         semantics=Semantics(), ptx="red.release.gpu.global.add.s32"),
+    _op("wait_flag", "Acquire a semaphore: each executing thread spins until the i32 at global address "
+        "`flag` is at least `value` (ld.acquire.gpu), so what the releasers wrote before their release "
+        "is visible to it.",
+        operands=[Operand("flag", "global_ptr"), Operand("value", "i32")],
+        semantics=Semantics(), ptx="ld.acquire.gpu.global.b32 in a retry loop"),
+    _op("reset_flag", "Leave a semaphore ready for the next launch: each executing thread (every one "
+        "of them past its wait_flag) adds 1 to `flag`; the thread whose add brings it to `count` "
+        "stores 0.  No thread still waits on it then, and no other CTA touches it again.",
+        operands=[Operand("flag", "global_ptr")], attrs=[Attr("count", "i32")],
+        semantics=Semantics(), ptx="atom.add.relaxed.gpu.global.s32; @last st.relaxed.gpu.global.b32 0"),
+    _op("split_k_store", "A scheduler's mark (fuser-tma-reduce-store rewrites it): split `split` of a "
+        "split-K tile adds its partial box `src` into the f32 workspace tile at `coords` (`desc`), and "
+        "signals semaphore `flag` once its run of boxes is in (mode: atomic | deterministic). Issued by "
+        "one thread; never by the tile's last split, which waits with split_k_wait.",
+        operands=[Operand("desc", "ptr"), Operand("src", "memref"), Operand("flag", "global_ptr"),
+                  Operand("split", "i32"), Operand("coords", "i32", variadic=True)],
+        attrs=[Attr("mode", "str")],
+        semantics=Semantics(reads=("src",), proxy="async", completion="bulk_group"),
+        ptx="(rewritten by fuser-tma-reduce-store)"),
+    _op("split_k_wait", "A scheduler's mark (fuser-tma-reduce-store rewrites it): the last of `splits` "
+        "splits of a tile waits, in every executing thread, until the other splits' partials are in its "
+        "workspace tile, and leaves the tile's semaphore `flag` ready for the next launch.",
+        operands=[Operand("flag", "global_ptr")], attrs=[Attr("splits", "i32")],
+        semantics=Semantics(), ptx="(rewritten by fuser-tma-reduce-store)"),
     _op("fence_proxy_async", "Order generic-proxy accesses before async-proxy ones "
         "(space: shared::cta | shared::cluster | global | all).",
         attrs=[Attr("space", "str", "shared::cta")],
@@ -153,6 +177,7 @@ def semantics(op_name: str) -> Semantics | None:
 
 FENCE_SPACES = ("shared::cta", "shared::cluster", "global", "all")
 REDUCE_KINDS = ("add", "min", "max")
+SPLIT_K_MODES = ("atomic", "deterministic")
 WGMMA_SWIZZLES = (32, 64, 128)
 TMA_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i16", "i32", "i64", "f64")
 
@@ -246,6 +271,29 @@ def _check_tma_reduce(view):
     if view.kind not in REDUCE_KINDS:
         errors.append(f"kind must be one of {', '.join(REDUCE_KINDS)}, got '{view.kind}'")
     return errors
+
+
+def _flag(view) -> list[str]:
+    ty = str(view.flag.type)
+    return [] if ty in ("!llvm.ptr", "!llvm.ptr<1>") else [
+        f"'flag' must be a global pointer (!llvm.ptr or !llvm.ptr<1>), got {ty}"]
+
+
+def _check_split_k_store(view):
+    errors = _tma(view, "src") + _flag(view)
+    if view.mode not in SPLIT_K_MODES:
+        errors.append(f"mode must be one of {', '.join(SPLIT_K_MODES)}, got '{view.mode}'")
+    if not errors and str(view.src.type.element_type) != "f32":
+        errors.append(f"split-K partials are f32 (the accumulator), got {view.src.type.element_type}")
+    return errors
+
+
+def _check_split_k_wait(view):
+    return _flag(view) + ([] if view.splits >= 2 else [f"a split-K tile has at least 2 splits, got {view.splits}"])
+
+
+def _check_reset_flag(view):
+    return _flag(view) + ([] if view.count >= 1 else [f"count must be positive, got {view.count}"])
 
 
 def _check_bulk_wait(view):
@@ -380,6 +428,11 @@ _CHECKS = {
     "pipeline_load": lambda v: _tma(v, "dst"),
     "tma_store": lambda v: _tma(v, "src"),
     "tma_reduce": _check_tma_reduce,
+    "split_k_store": _check_split_k_store,
+    "split_k_wait": _check_split_k_wait,
+    "reset_flag": _check_reset_flag,
+    "wait_flag": _flag,
+    "release_flag": _flag,
     "bulk_wait": _check_bulk_wait,
     "mbarrier_init": _check_mbarrier_init,
     "mbarrier_arrive": _barrier,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 # IRDL constraint expressions for operand/result kinds.
 TYPE_CONSTRAINTS = {
     "ptr": 'irdl.is !llvm.ptr',
+    "global_ptr": 'irdl.base "!llvm.ptr"',     # generic or addrspace(1); checked in Python
     "memref": 'irdl.base "!builtin.memref"',
     "tensor": 'irdl.base "!builtin.tensor"',
     "vector": 'irdl.base "!builtin.vector"',

@@ -143,8 +143,8 @@ def input_signature(fd: Fusion, inputs) -> FusionSig:
 
 def choose(sig: FusionSig, schedule: dict | None):
     """(scheduler, params): the registry's pick and its heuristic, or with `schedule` =
-    {"scheduler": name, decision: value, ...} the named scheduler, its heuristic's decisions
-    overridden by those given (its `encode` fields)."""
+    {"scheduler": name, decision: value, ...} the named scheduler with the decisions given (its
+    `encode` fields) and its heuristic's choice, under those, for the rest."""
     if schedule is None:
         scheduler = pick(sig)
         return scheduler, scheduler.heuristic(sig)
@@ -159,7 +159,7 @@ def choose(sig: FusionSig, schedule: dict | None):
         if unknown:
             raise FusionError(f"scheduler '{name}' has no decision {', '.join(unknown)} "
                               f"(it has {', '.join(scheduler.encode(params))})")
-        params = scheduler.decode(sig, {**scheduler.encode(params), **fields})
+        params = scheduler.decode(sig, fields)
     return scheduler, params
 
 

@@ -28,6 +28,7 @@ class PassInfo:
 PASSES = {p.name: p for p in (
     PassInfo("fuser-verify-dialects", "verify_dialects"),
     PassInfo("fuser-schedule", "schedule"),
+    PassInfo("fuser-tma-reduce-store", "tma_reduce_store"),
     PassInfo("fuser-pipeline-mbarriers", "pipeline_mbarriers"),
     PassInfo("fuser-insert-syncs", "insert_syncs"),
     PassInfo("fuser-insert-proxy-fences", "insert_proxy_fences"),

@@ -13,6 +13,12 @@ thread writes and then issues the async op itself there is no barrier: the fence
 before the async op.  None after TMA loads: their mbarrier completion already orders them for
 generic readers and for wgmma.
 
+Rule (global memory): an acquire (`nvasync.wait_flag`) followed, in the same thread, by a TMA
+store/reduce needs `fence.proxy.async.global` between them: the acquire orders the generic proxy
+only, and the TMA op writes global memory through the async proxy (a split-K reduce-add into a
+workspace tile another CTA wrote and released).  One fence right after the acquire serves every
+TMA op it reaches; an existing `.global` or bare fence on the path covers.
+
 Contract
   in:  kernels after fuser-insert-syncs (each generic-write -> async-read hazard has a barrier on
        its path).
@@ -28,6 +34,7 @@ from .smem_model import FENCE_SPACES_COVERING_CTA_SMEM, accesses, barrier_orders
 from .sync_paths import find_path, invalidate
 
 FENCE = "nvasync.fence_proxy_async"
+TMA_GLOBAL_WRITES = ("nvasync.tma_store", "nvasync.tma_reduce")
 
 
 def run(module_op, pass_) -> None:
@@ -41,6 +48,7 @@ def run(module_op, pass_) -> None:
             for b in found:
                 if b.proxy == "async" and not b.is_write and a.overlaps(b):
                     _fence_before_handover(a, b)
+        _fence_after_acquires(func)
 
 
 def _fence_before_handover(a, b) -> None:
@@ -60,3 +68,28 @@ def _fence_before_handover(a, b) -> None:
     if single:
         with ir.InsertionPoint(b.op), b.op.location:
             mark(nvasync.FenceProxyAsyncOp(space="shared::cta"), reason)
+
+
+def _fence_after_acquires(func) -> None:
+    waits, tma_writes = [], []
+
+    def visit(op):
+        if op.name == "nvasync.wait_flag":
+            waits.append(op)
+        elif op.name in TMA_GLOBAL_WRITES:
+            tma_writes.append(op)
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit)
+    for wait in waits:
+        for store in tma_writes:
+            path = find_path(wait, store)
+            if path is None or not threads_of(wait).covers(threads_of(store)):
+                continue
+            if any(p.op.name == FENCE and p.op.attributes["space"].value in ("global", "all") for p in path.ops):
+                continue
+            with ir.InsertionPoint(wait), wait.location:
+                fence = mark(nvasync.FenceProxyAsyncOp(space="global"),
+                             f"acquire -> async-proxy global writes: {describe(wait)} -> {describe(store)}")
+            wait.move_before(fence)
+            invalidate()

@@ -11,11 +11,12 @@ Contract
        fuser-kernel-abi turns into `__grid_constant__` byval params).  A TMA descriptor that is not a
        kernel argument is an error: the ABI passes tensor maps by value.
 Conventions: TMA coordinates are given in memref dimension order (outermost first); PTX wants the
-innermost first, so they are reversed here.  `mbarrier_try_wait_parity` becomes a retry loop.
+innermost first, so they are reversed here.  `mbarrier_try_wait_parity` and `wait_flag` become
+retry loops.
 
 Deadlock guard (debug builds): when the module carries `fuser.deadlock_guard_ms = N` (N > 0; set
-by the pipeline from TargetOptions.deadlock_guard_ms, or written by hand), every mbarrier wait is
-bounded by time, not by a count of tries (a try may suspend for up to its 10 ms hint): the
+by the pipeline from TargetOptions.deadlock_guard_ms, or written by hand), every mbarrier wait (and
+semaphore wait_flag) is bounded by time, not by a count of tries (a try may suspend for up to its 10 ms hint): the
 waiting thread reads %globaltimer (ns) before the first try_wait and after each failed one, and
 once more than N ms have passed it prints (gpu.printf, lowered to vprintf by convert-gpu-to-nvvm)
 the kernel's name, where the wait is, the mbarrier (its buffer's smem byte offset and the
@@ -106,7 +107,7 @@ def _lower_function(func, guard_ms: int) -> None:
         return
     lowering = _FunctionLowering(func, guard_ms)
     for op in ops:    # what a timeout names, read before the smem buffers are lowered
-        if guard_ms and op.name == "nvasync.mbarrier_try_wait_parity":
+        if guard_ms and op.name in ("nvasync.mbarrier_try_wait_parity", "nvasync.wait_flag"):
             op.attributes[_TIMEOUT_MESSAGE] = ir.StringAttr.get(_timeout_message(func, op, guard_ms))
     for op in ops:
         with op.location, ir.InsertionPoint(op):
@@ -119,14 +120,19 @@ def _lower_function(func, guard_ms: int) -> None:
 
 def _timeout_message(func, op, guard_ms: int) -> str:
     """The printf format of a guarded wait's timeout: what is known at compile time, with %d for
-    the stage, the parity, the block and the thread ids (printed at run time)."""
+    the stage and the parity (an mbarrier) or the awaited value (a flag), the block and the
+    thread ids (printed at run time)."""
     def literal(text):
         return str(text).replace("%", "%%")
 
     view = op.opview
-    owner = view.barriers.owner
-    buffer = (f"mbarriers at smem byte offset {owner.attributes['offset'].value}"
-              if getattr(owner, "name", None) == "nvasync.smem_buffer" else "mbarriers of a derived smem view")
+    if op.name == "nvasync.wait_flag":
+        what = "semaphore wait", "a global flag, awaited value >= %d"
+    else:
+        owner = view.barriers.owner
+        buffer = (f"mbarriers at smem byte offset {owner.attributes['offset'].value}"
+                  if getattr(owner, "name", None) == "nvasync.smem_buffer" else "mbarriers of a derived smem view")
+        what = "mbarrier wait", f"{buffer}, index %d, expected parity %d"
     role, parent = "all", op.operation.parent
     while parent is not None and parent.name != "gpu.func":
         if parent.name == "nvasync.warp_role":
@@ -137,8 +143,8 @@ def _timeout_message(func, op, guard_ms: int) -> str:
     _, line, col = file_location(op.location)
     where = f" at {line}:{col}" if line else ""
     return (f"fuser_mlir deadlock guard: kernel {literal(func.attributes['sym_name'].value)}: "
-            f"mbarrier wait{literal(where)} timed out after {guard_ms} ms: {buffer}, index %d, "
-            f"expected parity %d, warp role {role}, block (%d, %d, %d), thread (%d, %d, %d)\n")
+            f"{what[0]}{literal(where)} timed out after {guard_ms} ms: {what[1]}, "
+            f"warp role {role}, block (%d, %d, %d), thread (%d, %d, %d)\n")
 
 
 class _FunctionLowering:
@@ -248,32 +254,40 @@ class _FunctionLowering:
         if not self.guard_ms:
             nvvm.MBarrierTryWaitParityOp(pointer, view.parity, self.i32(_WAIT_TICKS))
             return
-        # while (!try_wait(parity)) { if (globaltimer - start > limit) { printf(...); trap; } }
+        i1 = ir.IntegerType.get_signless(1)
+        self.spin(view, lambda: nvvm.MBarrierTryWaitOp(i1, pointer, view.parity, ticks=self.i32(_WAIT_TICKS)).result,
+                  [arith.index_cast(ir.IntegerType.get_signless(32), view.stage), view.parity])
+
+    def spin(self, view, done, printed):
+        """`while (!done()) {}`; under the deadlock guard also: once more than guard_ms have
+        passed since the first try, print the op's timeout message (with `printed` i32 values,
+        then the block and thread ids) and trap."""
         i1, i64 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64)
-        start = nvvm.read_ptx_sreg_globaltimer(i64)
-        limit = arith.constant(i64, self.guard_ms * 1_000_000)
+        if self.guard_ms:
+            start = nvvm.read_ptx_sreg_globaltimer(i64)
+            limit = arith.constant(i64, self.guard_ms * 1_000_000)
         loop = scf.WhileOp([], [])
         with ir.InsertionPoint(loop.before.blocks.append()):
-            done = nvvm.MBarrierTryWaitOp(i1, pointer, view.parity, ticks=self.i32(_WAIT_TICKS)).result
-            waiting = arith.xori(done, arith.constant(i1, 1))
-            retry = scf.IfOp(waiting)
-            with ir.InsertionPoint(retry.then_block):
-                elapsed = arith.subi(nvvm.read_ptx_sreg_globaltimer(i64), start)
-                timed_out = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ugt, elapsed, limit))
-                with ir.InsertionPoint(timed_out.then_block):
-                    self.report_timeout(view)
+            waiting = arith.xori(done(), arith.constant(i1, 1))
+            if self.guard_ms:
+                retry = scf.IfOp(waiting)
+                with ir.InsertionPoint(retry.then_block):
+                    elapsed = arith.subi(nvvm.read_ptx_sreg_globaltimer(i64), start)
+                    timed_out = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ugt, elapsed, limit))
+                    with ir.InsertionPoint(timed_out.then_block):
+                        self.report_timeout(view, printed)
+                        scf.YieldOp([])
                     scf.YieldOp([])
-                scf.YieldOp([])
             scf.ConditionOp(waiting, [])
         with ir.InsertionPoint(loop.after.blocks.append()):
             scf.YieldOp([])
 
-    def report_timeout(self, view):
+    def report_timeout(self, view, printed):
         i32 = ir.IntegerType.get_signless(32)
         ids = [arith.index_cast(i32, op(dim)) for op in (gpu.block_id, gpu.thread_id)
                for dim in (gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z)]
         message = ir.StringAttr(view.operation.attributes[_TIMEOUT_MESSAGE]).value
-        gpu.printf(message, arith.index_cast(i32, view.stage), view.parity, *ids)
+        gpu.printf(message, *printed, *ids)
         llvm.intr_trap()
 
     def _mbarrier_inval(self, view):
@@ -281,6 +295,24 @@ class _FunctionLowering:
 
     def _release_flag(self, view):
         llvm.inline_asm(None, [view.flag, view.value], "red.release.gpu.global.add.s32 [$0], $1;",
+                        "l,r", has_side_effects=True)
+
+    def _wait_flag(self, view):
+        i32 = ir.IntegerType.get_signless(32)
+
+        def reached():
+            current = llvm.inline_asm(i32, [view.flag], "ld.acquire.gpu.global.b32 $0, [$1];", "=r,l",
+                                      has_side_effects=True)
+            return arith.cmpi(arith.CmpIPredicate.sge, current, view.value)
+
+        self.spin(view, reached, [view.value])
+
+    def _reset_flag(self, view):
+        llvm.inline_asm(None, [view.flag, self.i32(view.count - 1)],
+                        "{ .reg .s32 old; .reg .pred last;\n"
+                        "atom.relaxed.gpu.global.add.s32 old, [$0], 1;\n"
+                        "setp.eq.s32 last, old, $1;\n"
+                        "@last st.relaxed.gpu.global.b32 [$0], 0; }",
                         "l,r", has_side_effects=True)
 
     # --- fences and barriers --------------------------------------------------------------------

@@ -24,7 +24,10 @@ The protocol's control flow may depend only on constants, loop indices, integers
 loops, the thread's identity (`thread_id`, `elect_one`) and uniform values (kernel arguments,
 block ids, and what is computed from them); such a uniform value that bounds a loop or decides a
 branch around protocol ops is a *trip parameter*, bound in turn to every trip count explored.
-Anything else the protocol depends on is reported as undecidable.  It shares no code with
+A branch on a uniform condition that no trip parameter decides (a split-K tile's last split) makes
+the condition itself a parameter, explored both ways.  The copies of a value that warp roles
+compute in their own loop nests (fuser-pipeline-mbarriers clones what trip counts need) are one
+parameter.  Anything else the protocol depends on is reported as undecidable.  It shares no code with
 fuser-pipeline-mbarriers.
 
 Contract: any kernel IR in (after fuser-pipeline-mbarriers; syncs optional); unchanged out.  Each
@@ -44,7 +47,7 @@ PROTOCOL_OPS = ("nvasync.mbarrier_init", "nvasync.mbarrier_arrive", "nvasync.mba
                 "nvasync.mbarrier_try_wait_parity", "nvasync.mbarrier_inval", "nvasync.tma_load",
                 "nvasync.sync_threads", "nvasync.named_barrier", "nvasync.warp_sync")
 WARP_SYNC = -1          # the barrier "id" of a warp_sync event
-MAX_EXPLORED_PARAMETERS = 2
+MAX_EXPLORED_PARAMETERS = 3
 NESTED_TRIPS = 3        # with two trip parameters, all but one stay within 0..3 (the traces grow as their product)
 
 
@@ -134,16 +137,38 @@ def _merged(traces: dict) -> dict:
 def _explorations(func):
     """(classes, trip-parameter bindings, label) to run: every trip count 0..2S+1 per parameter."""
     classes = _thread_classes(func)
-    parameters = []
+    parameters: dict = {}        # a parameter's key -> the values computing it (one per warp role's copy)
     for c in classes:
-        parameters += [p for p in _Interpreter(func, c, {}).free_parameters() if p not in parameters]
+        for p in _Interpreter(func, c, {}).free_parameters():
+            copies = parameters.setdefault(_parameter_key(p), [])
+            if p not in copies:
+                copies.append(p)
     if len(parameters) > MAX_EXPLORED_PARAMETERS:
         raise ProtocolError(func, f"the protocol depends on {len(parameters)} uniform values; at most "
                                   f"{MAX_EXPLORED_PARAMETERS} are explored")
     counts = range(0, 2 * _max_stages(func) + 2)
-    for values in itertools.product(counts, repeat=len(parameters)):
+    ranges = [(0, 1) if isinstance(copies[0].type, ir.IntegerType) and ir.IntegerType(copies[0].type).width == 1
+              else counts for copies in parameters.values()]
+    for values in itertools.product(*ranges):
         if sum(v > NESTED_TRIPS for v in values) <= 1:
-            yield classes, dict(zip(parameters, values)), "trip count " + "/".join(map(str, values))
+            bindings = {copy: v for copies, v in zip(parameters.values(), values) for copy in copies}
+            yield classes, bindings, "trip count " + "/".join(map(str, values))
+
+
+def _parameter_key(value, depth=0):
+    """Equal for values computed the same way from the same kernel arguments, block ids and loop
+    indices: the copies of a trip count that warp roles compute in their own loop nests are one
+    parameter.  A loop's index is known by the loop's bounds."""
+    if isinstance(value, ir.BlockArgument):
+        loop = value.owner.owner
+        if loop.name == "scf.for" and value.arg_number == 0 and depth < 12:
+            return ("iv",) + tuple(_parameter_key(v, depth + 1) for v in loop.operands[:3])
+        return ("arg", value.owner, value.arg_number)
+    op = value.owner
+    if depth >= 12 or op.regions or not op.name.startswith(("arith.", "gpu.", "index.")):
+        return ("value", value)
+    attributes = tuple(sorted((op.attributes[i].name, str(op.attributes[i].attr)) for i in range(len(op.attributes))))
+    return (op.name, attributes, tuple(_parameter_key(v, depth + 1) for v in op.operands))
 
 
 def _max_stages(func) -> int:
@@ -275,7 +300,7 @@ class _Interpreter:
             else:
                 self.ivs[value] = v
 
-    def decide(self, value) -> int:
+    def decide(self, value, branch: bool = False) -> int:
         try:
             return self.eval(value)
         except Undecidable:
@@ -283,6 +308,8 @@ class _Interpreter:
                 raise ProtocolError(value.owner if not isinstance(value, ir.BlockArgument) else self.func,
                                     "the mbarrier protocol depends on a value this check cannot decide") from None
             parameter = self.parameter(value)
+            if branch and _parameter_key(parameter) not in {_parameter_key(p) for p in self.free}:
+                parameter = value               # no loop counts it: the condition, both outcomes explored
             if parameter not in self.free:
                 self.free.append(parameter)
             return 1                            # explore on; the parameter is bound later
@@ -315,7 +342,7 @@ class _Interpreter:
         elif name == "scf.if":
             if not _contains_protocol(op):
                 return
-            region = 0 if self.decide(op.operands[0]) else 1
+            region = 0 if self.decide(op.operands[0], branch=True) else 1
             for block in op.regions[region].blocks:
                 self.run_block(block)
         elif name == "scf.for":

@@ -15,7 +15,8 @@ generic write -> async read: a `fence.proxy.async` covering the CTA's shared mem
 every writer, then a barrier;
 generic access -> TMA load overwrite: a barrier; TMA store/reduce -> later write: the issuer's
 commit, `wait_group.read N` covering it, then a barrier; TMA store/reduce -> semaphore release:
-`wait_group N` *without* .read covering it, on the releasing thread; mbarriers initialised before
+`wait_group N` *without* .read covering it, on the releasing thread; acquire (wait_flag) -> TMA
+store/reduce by that thread: `fence.proxy.async.global` (or the bare form) in between; mbarriers initialised before
 use and every TMA load announced by an arrive.expect_tx; TMA load -> use: an mbarrier wait on
 the load's barrier and stage; mbarrier use by other threads -> inval: a barrier; an access by one warp role -> another role's
 TMA load overwriting it (roles run concurrently): the accessing warp's release (a warp sync
@@ -186,6 +187,7 @@ def verify_function(func):
                 problems.append((a.op, b.op, message))
     problems += _check_exit(trace)
     problems += _check_releases(trace)
+    problems += _check_acquires(trace)
     problems += _check_mbarrier_protocol(trace)
     problems += _check_wgmma(trace, func)
     problems += _check_cross_role(trace)
@@ -455,6 +457,25 @@ def _check_releases(trace):
             if r.issuer != a.access.threads.issuer or _bulk_wait_covering(trace, i, r, j, read=False) is None:
                 problems.append((a.op, r.op, "semaphore released before the TMA store's global writes "
                                              f"completed (needs wait_group without .read): {_name(a.op)} -> {_name(r.op)}"))
+    return problems
+
+
+def _check_acquires(trace):
+    """Acquire (wait_flag) -> a TMA store/reduce by one of the acquiring threads: a
+    `fence.proxy.async` of global memory (.global or the bare form) on that thread in between."""
+    problems = []
+    for i, w in enumerate(trace):
+        if w.op.name != "nvasync.wait_flag":
+            continue
+        for j, a in _stores(trace[i + 1:]):
+            j += i + 1
+            if not threads_of(w.op).covers(a.access.threads):
+                continue
+            if not _between(trace, i, j, lambda e: e.op.name == "nvasync.fence_proxy_async"
+                            and e.op.attributes["space"].value in ("global", "all")
+                            and threads_of(e.op).covers(a.access.threads)):
+                problems.append((w.op, a.op, "async-proxy global writes after an acquire without "
+                                             f"fence.proxy.async.global: {_name(w.op)} -> {_name(a.op)}"))
     return problems
 
 

@@ -10,6 +10,11 @@ Plain GEMM (`y = x @ w^T`, x [M, K], w [N, K]): 4096^3, 8192^3 and the LLM shape
 M in {1024, 4096, 8192} x (N, K) in {(10240, 8192), (28672, 8192), (8192, 28672), (2112, 7168)}.
 `--variants` also times the plain GEMM with each tile width forced (schedule={"block_n": ...}):
 the measurements behind the heuristic's TILE_COST (fuser_mlir/schedulers/matmul.py).
+Skinny GEMMs (`--skinny`: M in {16, 64, 128} x (N, K) in {(2112, 7168), (1024, 16384), (2048, 32768),
+(7168, 16384)}, weights that fit in L2, so each call is timed alone after its own flush,
+timing.cold_device_ms, for every system): cuBLAS, our heuristic's schedule, split-K in each mode at
+the heuristic's split count, and our kernel without split-K; the memory floor is the bytes of A, B
+and C at the device-to-device copy rate measured in the same run.
 Fused epilogues (bias + gelu, silu(y) * gate, residual add) at 4096^3 and 8192 x 10240 x 8192,
 against torch eager (cuBLAS + separate pointwise kernels) and torch.compile.  Each fusion's output
 is compared with the eager result (`max_rel_err`).
@@ -24,14 +29,15 @@ from __future__ import annotations
 import math
 
 import torch
-from timing import bench_arguments, device_ms, save
+from timing import bench_arguments, cold_device_ms, copy_tbps, device_ms, save
 
 from fuser_mlir import DataType, FusionDefinition
-from fuser_mlir.schedulers.matmul import BLOCK_NS, BARRIER_BYTES, SMEM_LIMIT, MatmulSchedule
+from fuser_mlir.schedulers.matmul import BLOCK_NS
 
 PLAIN_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192)] + [
     (m, n, k) for m in (1024, 4096, 8192) for n, k in ((10240, 8192), (28672, 8192), (8192, 28672), (2112, 7168))]
 EPILOGUE_SHAPES = [(4096, 4096, 4096), (8192, 10240, 8192)]
+SKINNY_SHAPES = [(m, n, k) for m in (16, 64, 128) for n, k in ((2112, 7168), (1024, 16384), (2048, 32768), (7168, 16384))]
 F = torch.nn.functional
 
 
@@ -66,19 +72,65 @@ def cases():
 
 
 def variant(block_n):
-    """The plain GEMM's schedule at tile width `block_n` with as many stages as fit, as the
-    heuristic would weigh it."""
-    probe = MatmulSchedule("bf16", ("a", "b"), ("bf16", "bf16"), ("bf16",), True, block_n=block_n, stages=1)
-    stages = min(6, (SMEM_LIMIT - probe.out_bytes - BARRIER_BYTES) // probe.stage_bytes)
-    return {"scheduler": "matmul", "block_n": block_n, "stages": stages}
+    """The plain GEMM's schedule at tile width `block_n` (the heuristic picks the rest: as many
+    stages as fit)."""
+    return {"scheduler": "matmul", "block_n": block_n}
+
+
+def skinny_variants(fd, m, n, k):
+    """{system: schedule} of the skinny table: the heuristic's, split-K in each mode at its split
+    count (or 8 where it does not split), and no split-K."""
+    chosen = fd.compile(inputs("plain", m, n, k, "meta")).params
+    split = chosen.split_k if chosen.split_k > 1 else 8
+    out = {"fuser_mlir": None}
+    for mode in ("deterministic", "atomic"):
+        out[f"split_k={split} {mode}"] = {"scheduler": "matmul", "split_k": split, "split_k_mode": mode}
+    out["no split-K"] = {"scheduler": "matmul", "split_k": 1}
+    return out
+
+
+def skinny(fd, results):
+    rate = copy_tbps()
+    results["copy_tbps"] = rate
+    rows = results["skinny_rows"] = []
+    for m, n, k in SKINNY_SHAPES:
+        xs = inputs("plain", m, n, k, "cuda")
+        floor_ms = 2 * (m * k + n * k + m * n) / rate / 1e9
+        row = {"m": m, "n": n, "k": k, "floor_ms": floor_ms, "schedule": dict(vars(fd.compile(xs).params))}
+        timed = {"cublas": lambda: xs[0] @ xs[1].t()}
+        timed.update({name: lambda s=s: fd.execute(xs, schedule=s) for name, s in skinny_variants(fd, m, n, k).items()})
+        want = xs[0] @ xs[1].t()
+        for name, s in skinny_variants(fd, m, n, k).items():
+            got = fd.execute(xs, schedule=s)[0]
+            row.setdefault("max_rel_err", {})[name] = ((got.float() - want.float()).abs().max()
+                                                       / want.float().abs().max()).item()
+        for _ in range(2):
+            for system, fn in timed.items():
+                row[system] = {"ms": cold_device_ms(fn)}
+        for system in timed:
+            row[system]["vs_floor"] = row[system]["ms"] / floor_ms
+        row["vs_cublas"] = row["cublas"]["ms"] / row["fuser_mlir"]["ms"]
+        rows.append(row)
+        print(f"skinny {m:4d}x{n:5d}x{k:5d} floor {floor_ms * 1e3:6.1f} us  "
+              + "  ".join(f"{s} {row[s]['ms'] * 1e3:6.1f} us ({row[s]['vs_floor']:.2f}x floor)" for s in timed)
+              + f"  speedup vs cuBLAS {row['vs_cublas']:.2f}  split {row['schedule']['split_k']} "
+              f"bn {row['schedule']['block_n']}", flush=True)
+        del xs
 
 
 def main():
     parser = bench_arguments(__doc__)
     parser.add_argument("--variants", action="store_true", help="also time each tile width of the plain GEMM")
+    parser.add_argument("--skinny", action="store_true", help="only the skinny (split-K) table")
     args = parser.parse_args()
     fds = {name: spec[0]() for name, spec in FUSIONS.items()}
     if args.build:
+        for m, n, k in SKINNY_SHAPES:
+            for s in skinny_variants(fds["plain"], m, n, k).values():
+                fds["plain"].compile(inputs("plain", m, n, k, "meta"), schedule=s)
+            print("built skinny", m, n, k, flush=True)
+        if args.skinny:
+            return
         for name, (m, n, k) in cases():
             fds[name].compile(inputs(name, m, n, k, "meta"))
             print("built", name, m, n, k, flush=True)
@@ -86,6 +138,10 @@ def main():
             fds["plain"].compile(inputs("plain", *PLAIN_SHAPES[0], "meta"), schedule=variant(block_n))
         return
     results = {"device": torch.cuda.get_device_name(), "rows": []}
+    skinny(fds["plain"], results)
+    if args.skinny:
+        save(results, args.json)
+        return
     for name, (m, n, k) in cases():
         fd, eager = fds[name], FUSIONS[name][1]
         xs = inputs(name, m, n, k, "cuda")

@@ -3,6 +3,8 @@
 - `device_ms`: median over samples of the mean CUDA-event time of `repeat` back-to-back calls,
   L2 flushed before each sample.  Back-to-back calls let the host prepare the next launch while
   the kernel runs, as in a real program; host cost still shows whenever it exceeds the kernel's.
+- `cold_device_ms`: each call alone after its own L2 flush (data that fits in L2); `copy_tbps`: the
+  device-to-device copy rate, the memory floor's rate.
 - `host_us`: host time per call (perf_counter around a batch of calls that the GPU keeps up with),
   median over samples: what a call costs the Python thread.
 - `bench_arguments` / `save`: the command line every benchmark shares (--build, --json) and its
@@ -42,6 +44,32 @@ def device_ms(fn, warmup=5, samples=15, repeat=8) -> float:
         end.synchronize()
         times.append(start.elapsed_time(end) / repeat)
     return statistics.median(times)
+
+
+def cold_device_ms(fn, samples=40, warmup=5) -> float:
+    """For kernels whose data fits in L2 (a skinny GEMM's 15-35 MB of weights): every call after its
+    own L2 flush, timed alone; median.  The flush kernel keeps the GPU busy while the host
+    enqueues the call, so host cost does not show (it does in `device_ms`)."""
+    for _ in range(warmup):
+        fn()
+    events = []
+    for _ in range(samples):
+        flush_l2()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        events.append((start, end))
+    torch.cuda.synchronize()
+    return statistics.median(start.elapsed_time(end) for start, end in events)
+
+
+def copy_tbps(nbytes=1 << 30) -> float:
+    """Device-to-device copy rate (read + write bytes per second, TB/s): the memory floor's rate."""
+    src = torch.randn(nbytes // 4, device="cuda")
+    dst = torch.empty_like(src)
+    ms = device_ms(lambda: dst.copy_(src), samples=10, repeat=4)
+    return 2 * nbytes / ms / 1e9
 
 
 def host_us(fn, calls=200, samples=15, warmup=50) -> float:

@@ -107,8 +107,10 @@ class PassPipeline:
 
 # Derive every barrier, fence and wait, then check the result independently.
 SYNC_PASSES = ["fuser-insert-syncs", "fuser-insert-proxy-fences", "fuser-flush-wgmma", "fuser-verify-syncs"]
-# Kernel IR with pipelined loops (nvasync.pipeline_load) -> derived pipelines and synchronization.
-DERIVE_PASSES = ["fuser-verify-dialects", "fuser-pipeline-mbarriers", *SYNC_PASSES, "fuser-verify-pipelines"]
+# Kernel IR with split-K marks and pipelined loops (nvasync.pipeline_load) -> their protocols,
+# derived pipelines and synchronization.
+DERIVE_PASSES = ["fuser-verify-dialects", "fuser-tma-reduce-store", "fuser-pipeline-mbarriers", *SYNC_PASSES,
+                 "fuser-verify-pipelines"]
 # Fusion IR -> kernel IR, then as above.
 SCHEDULE_PASSES = ["fuser-verify-dialects", "fuser-schedule", *DERIVE_PASSES[1:]]
 

@@ -7,6 +7,10 @@ the artifact's meta "params" list says; a scalar input's value slot).  A call th
 tensor's address into its slot (re-encoding a descriptor only when the address changed) and
 each scalar input's number into its own, allocates the outputs and launches on
 torch's current stream (so it also records into a CUDA graph being captured).
+
+Scratch buffers (launch "scratch": a split-K matmul's f32 workspace and per-tile semaphores) belong
+to the launch, one set per CUDA stream it runs on (two streams never share one): allocated zeroed
+at the first call on a stream and reused, since the kernel leaves them as it found them.
 """
 from __future__ import annotations
 
@@ -61,8 +65,19 @@ class Launcher:
                        {f"output{j}": len(in_names) + j for j in range(len(out_names))}
         self.slots = [None] * len(names)
         self.scalars = []
+        self.scratch_specs = launch.get("scratch", {})
+        self.scratch_slots = []            # (scratch buffer name, slot)
+        self.scratch_by_stream = {}
+        self.scratch_stream = None
         pointers = []
         for p in meta["params"]:
+            if "scratch" in p:
+                name = p["scratch"]
+                slot = driver.TensorMapSlot(p["dtype"], launch["views"][name], p["box"], name, 4, p["swizzle"]) \
+                    if p["kind"] == "tensormap" else driver.PointerSlot(name, p["align"])
+                self.scratch_slots.append((name, slot))
+                pointers.append(slot.address)
+                continue
             if p["kind"] == "scalar":
                 value = launch["scalars"][p["value"]]
                 if not -2 ** 31 <= value < 2 ** 31:
@@ -110,10 +125,25 @@ class Launcher:
         import torch
 
         stream = torch._C._cuda_getCurrentRawStream(self.device)
+        if self.scratch_slots and stream != self.scratch_stream:
+            self._bind_scratch(stream)
         code = self.lib.launch_kernel(self.function, self.grid, 1, 1, *self.block, self.smem, stream,
                                       self.params_address, None)
         if code:
             driver.checked(code, "cuLaunchKernel")
+
+    def _bind_scratch(self, stream):
+        import torch
+
+        buffers = self.scratch_by_stream.get(stream)
+        if buffers is None:
+            dtypes = {"f32": torch.float32, "i32": torch.int32}
+            buffers = {name: torch.zeros(shape, dtype=dtypes[dtype], device=self.torch_device)
+                       for name, (dtype, shape) in self.scratch_specs.items()}
+            self.scratch_by_stream[stream] = buffers
+        for name, slot in self.scratch_slots:
+            slot.put(buffers[name])
+        self.scratch_stream = stream
 
     def _check_out(self, out):
         if len(out) != len(self.out_specs):

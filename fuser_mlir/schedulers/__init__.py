@@ -7,6 +7,7 @@ A scheduler is a module-level object with
     fusion's signature with concrete shapes (the API) or static/dynamic ones (fuser-opt);
   - `encode(params) -> dict` / `decode(sig, fields) -> Params`: the decisions as the
     `fusion.schedule` attribute's fields (ints and strings), which also key the artifact cache;
+    `decode` takes some of them (a user's override) and fills the rest by the heuristic;
   - `build(func_op, params, kernel_name, insertion_point)`: the kernel (a `gpu.func`), MLIR only here;
   - `launch(params, sig) -> {"tiles", "scalars", ...}`: for a concrete signature, the number of
     CTA tiles (0: nothing to launch) and the value of every scalar kernel parameter by name;

@@ -51,6 +51,12 @@ BLOCK_NS = (256, 192, 128)
 # (tools/results/bench_matmul_h100.json).
 TILE_COST = {256: 1.0, 192: 1.09, 128: 1.35}
 TWO_STAGE_COST = 1.3
+# Split-K (a tile's K tiles shared by split_k work units, the partials added through an f32 workspace):
+# a unit costs its share of K tiles plus UNIT_KTILES (pipeline fill, epilogue) and, when split, SPLIT_KTILES
+# (storing/adding its partial, the last split's read of the sum), all in K tiles of work.
+UNIT_KTILES = 2.0
+SPLIT_KTILES = 2.0
+MAX_SPLIT_K = 32
 MAX_STAGES = 6
 PRODUCER_REGS, CONSUMER_REGS = 40, 232      # 128 x 40 + 256 x 232 = 64512 of the SM's 65536
 OUTPUT_DTYPES = ("f32", "f16", "bf16")
@@ -68,9 +74,11 @@ class MatmulSchedule:
     block_n: int = 256
     stages: int = 3
     group_m: int = 8
+    split_k: int = 1                      # work units per output tile, each over a slice of K
+    split_k_mode: str = "deterministic"   # how the splits combine (SPLIT_K_MODES)
 
     def out_box_cols(self, dtype: str) -> int:
-        """Columns of an output's TMA box: one 128-byte swizzle row."""
+        """Columns of an output's (or the f32 workspace's) TMA box: one 128-byte swizzle row."""
         return SWIZZLE // DataType(dtype).itemsize
 
     @property
@@ -78,13 +86,15 @@ class MatmulSchedule:
         return (BLOCK_M + self.block_n) * BLOCK_K * DataType(self.dtype).itemsize
 
     @property
-    def out_bytes(self) -> int:
-        return sum(BLOCK_M * self.block_n * DataType(d).itemsize for d in self.out_dtypes)
+    def epilogue_bytes(self) -> int:
+        """The output tiles, or a split's f32 partial tile when larger (they share the memory)."""
+        outputs = sum(BLOCK_M * self.block_n * DataType(d).itemsize for d in self.out_dtypes)
+        return max(outputs, BLOCK_M * self.block_n * 4) if self.split_k > 1 else outputs
 
     @property
     def smem_bytes(self) -> int:
-        """An estimate (the artifact takes the kernel IR's): the stages, the output tiles, barriers."""
-        return self.stages * self.stage_bytes + self.out_bytes + BARRIER_BYTES
+        """An estimate (the artifact takes the kernel IR's): the stages, the epilogue tiles, barriers."""
+        return self.stages * self.stage_bytes + self.epilogue_bytes + BARRIER_BYTES
 
     def kernel_params(self) -> list[dict]:
         """The kernel's parameters in order: tensor maps of a, b and every output; per epilogue
@@ -105,6 +115,11 @@ class MatmulSchedule:
         order = sorted(params, key=lambda p: p["kind"] != "tensormap")      # tensor maps of a, b first
         order += [{"kind": "tensormap", "tensor": f"output{j}", "dtype": d, "box": [BLOCK_M, self.out_box_cols(d)],
                    "swizzle": SWIZZLE} for j, d in enumerate(self.out_dtypes)]
+        if self.split_k > 1:       # buffers the runtime owns (launch "scratch"): zero at first use, left zero
+            order += [{"kind": "tensormap", "scratch": "workspace", "dtype": "f32",
+                       "box": [BLOCK_M, self.out_box_cols("f32")], "swizzle": SWIZZLE},
+                      {"kind": "pointer", "scratch": "workspace", "dtype": "f32", "align": 16},
+                      {"kind": "pointer", "scratch": "flags", "dtype": "i32", "align": 4}]
         return order + [{"kind": "scalar", "type": "i32", "value": name} for name in ("m", "n", "k")]
 
     def to_json(self) -> dict:
@@ -199,19 +214,27 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
     m, n, k = _dims(sig)
     base = dict(dtype=sig.inputs[sig.matmuls[0].a].dtype.value, operands=_operand_kinds(sig),
                 in_dtypes=_dtypes(sig.inputs), out_dtypes=_dtypes(sig.outputs), pairs=n > 0 and n % 2 == 0)
+    ktiles = math.ceil(k / BLOCK_K) if k > 0 else 1
+    mode = fixed.get("split_k_mode", SPLIT_K_MODES[0])
     candidates = []
     for block_n in ([fixed["block_n"]] if "block_n" in fixed else BLOCK_NS):
-        probe = MatmulSchedule(**base, block_n=block_n, stages=1)
-        room = SMEM_LIMIT - probe.out_bytes - BARRIER_BYTES
-        stages = fixed.get("stages", min(MAX_STAGES, room // probe.stage_bytes))
-        if stages < 2 and "stages" not in fixed:
-            continue
-        # Sizes unknown until launch: a large problem, whose waves x block_n is the same for every width.
-        columns = math.ceil(math.ceil(m / BLOCK_M) * math.ceil(n / block_n) / SMS) * block_n \
-            if m > 0 and n > 0 else 1
-        cost = columns * TILE_COST.get(block_n, 1.0) * (1.0 if stages >= 3 else TWO_STAGE_COST)
-        candidates.append(((-cost, block_n, stages), MatmulSchedule(**base, block_n=block_n, stages=stages,
-                                                                     group_m=fixed.get("group_m", 8))))
+        tiles = math.ceil(m / BLOCK_M) * math.ceil(n / block_n) if m > 0 and n > 0 else None
+        # Splitting pays only when the tiles leave SMs idle; sizes unknown until launch: no split.
+        splits = [fixed["split_k"]] if "split_k" in fixed else \
+            [1] if tiles is None or tiles >= SMS else range(1, min(MAX_SPLIT_K, ktiles) + 1)
+        for split_k in splits:
+            probe = MatmulSchedule(**base, block_n=block_n, stages=1, split_k=split_k, split_k_mode=mode)
+            room = SMEM_LIMIT - probe.epilogue_bytes - BARRIER_BYTES
+            stages = fixed.get("stages", min(MAX_STAGES, room // probe.stage_bytes))
+            if stages < 2 and "stages" not in fixed:
+                continue
+            # A large problem when sizes are unknown: waves x block_n is the same for every width.
+            waves = math.ceil(tiles * split_k / SMS) if tiles else 1 / block_n
+            per_unit = math.ceil(ktiles / split_k) + UNIT_KTILES + (SPLIT_KTILES if split_k > 1 else 0)
+            cost = waves * block_n * per_unit * TILE_COST.get(block_n, 1.0) * (1.0 if stages >= 3 else TWO_STAGE_COST)
+            candidates.append(((-cost, block_n, -split_k, stages),
+                               MatmulSchedule(**base, block_n=block_n, stages=stages, group_m=fixed.get("group_m", 8),
+                                              split_k=split_k, split_k_mode=mode)))
     if not candidates:
         raise FusionError(f"the matmul scheduler cannot fit two stages beside {len(sig.outputs)} output tiles "
                           f"({base['out_dtypes']}) in shared memory")
@@ -228,7 +251,8 @@ def _dtypes(tensors) -> tuple[str, ...]:
     return tuple(t.dtype.value for t in tensors)
 
 
-_DECISIONS = ("block_n", "stages", "group_m")
+_DECISIONS = ("block_n", "stages", "group_m", "split_k")     # integers
+SPLIT_K_MODES = ("deterministic", "atomic")
 
 
 class _Matmul:
@@ -243,17 +267,19 @@ class _Matmul:
     def encode(self, params: MatmulSchedule) -> dict:
         """The decisions, and what the signature fixed that the kernel depends on (so the
         artifact cache tells them apart): how each input is read, whether columns go in pairs."""
-        return {**{k: getattr(params, k) for k in _DECISIONS}, "operands": ",".join(params.operands),
-                "pairs": int(params.pairs)}
+        return {**{k: getattr(params, k) for k in _DECISIONS}, "split_k_mode": params.split_k_mode,
+                "operands": ",".join(params.operands), "pairs": int(params.pairs)}
 
     def decode(self, sig: FusionSig, fields: dict) -> MatmulSchedule:
         """The decisions from `fields`; `operands` and `pairs`, when given, as the API derived
         them from concrete shapes (fusion IR may say `?` where the API knew the size)."""
         fields = dict(fields)
         operands, pairs = fields.pop("operands", None), fields.pop("pairs", None)
-        bad = [k for k in _DECISIONS if not isinstance(fields.get(k), int)]
-        if bad or set(fields) - set(_DECISIONS):
-            raise FusionError(f"matmul schedule takes integer fields {', '.join(_DECISIONS)}, got {fields}")
+        bad = [k for k in _DECISIONS if k in fields and not isinstance(fields[k], int)]
+        if bad or set(fields) - set(_DECISIONS) - {"split_k_mode"} \
+                or fields.get("split_k_mode", SPLIT_K_MODES[0]) not in SPLIT_K_MODES:
+            raise FusionError(f"matmul schedule takes integer fields {', '.join(_DECISIONS)} and split_k_mode "
+                              f"({' | '.join(SPLIT_K_MODES)}), got {fields}")
         params = choose_schedule(sig, **fields)
         if operands is not None:
             kinds = tuple(str(operands).split(","))
@@ -264,9 +290,10 @@ class _Matmul:
             params = replace(params, operands=kinds)
         if pairs is not None:
             params = replace(params, pairs=bool(pairs))
-        if params.block_n not in BLOCK_NS or not 1 <= params.stages <= 16 or params.group_m < 1:
+        if params.block_n not in BLOCK_NS or not 1 <= params.stages <= 16 or params.group_m < 1 \
+                or not 1 <= params.split_k <= MAX_SPLIT_K:
             raise FusionError(f"matmul schedule {fields}: block_n is one of {BLOCK_NS}, stages in [1, 16], "
-                              "group_m >= 1")
+                              f"group_m >= 1, split_k in [1, {MAX_SPLIT_K}]")
         if params.smem_bytes > SMEM_LIMIT:
             raise FusionError(f"matmul schedule {fields} needs about {params.smem_bytes} B of shared memory; "
                               f"a CTA may use {SMEM_LIMIT}")
@@ -281,14 +308,21 @@ class _Matmul:
         """Tile count, the tensor maps' 2-D views and the kernel scalars for a concrete signature."""
         m, n, k = _dims(sig)
         tiles = math.ceil(m / BLOCK_M) * math.ceil(n / params.block_n)
+        scratch = {}
         views = {}
+        if params.split_k > 1 and tiles:
+            # The f32 workspace: M rows (a partial's rows beyond M are clipped), whole tiles of columns.
+            columns = math.ceil(n / params.block_n) * params.block_n
+            scratch = {"workspace": ("f32", (m, columns)), "flags": ("i32", (tiles,))}
+            views["workspace"] = (m, columns)
         for j, kind in enumerate(params.operands):
             if kind == "a":
                 views[f"input{j}"] = (m, k)
             elif kind == "b":
                 views[f"input{j}"] = (n, k)
         views.update({f"output{j}": (m, n) for j in range(len(sig.outputs))})
-        return {"views": views, "tiles": tiles, "scalars": {"m": m, "n": n, "k": k}}
+        return {"views": views, "tiles": tiles * params.split_k, "scalars": {"m": m, "n": n, "k": k},
+                "scratch": scratch}
 
     def meta(self, params: MatmulSchedule) -> dict:
         return {"params": params.kernel_params(), "block": [CONSUMERS + 128, 1, 1],

@@ -25,6 +25,15 @@ conflicts), and the hardware unswizzles when it stores the box.
 
 Out-of-range rows and columns of a tail tile compute on clamped operand addresses (always in
 bounds) and are dropped by the TMA store.  The kernel writes no mbarrier, barrier, fence or wait.
+
+Split-K (split_k = S > 1): the work units are the tiles' splits, u = S * tile + s (a tile's splits
+in adjacent CTAs, so their partials meet in L2); split s runs K tiles [s * kt / S, (s+1) * kt / S).
+Splits 0..S-2 write their accumulators, f32, into smem boxes laid out like the outputs' (the same
+memory) and mark each box's addition into the tile's workspace tile with `nvasync.split_k_store`;
+the last split marks `nvasync.split_k_wait` (fuser-tma-reduce-store writes both protocols), then
+adds the workspace tile to its accumulator as it runs the epilogue (in atomic mode clearing what it
+read, so the workspace is zero for the next launch).  Workspace and semaphores are the runtime's
+scratch buffers (launch "scratch").
 """
 from __future__ import annotations
 
@@ -34,8 +43,9 @@ from mlir.dialects import arith, gpu, memref, scf, vector
 from ..dialects import nvasync
 from ..passes.unroll_loops import UNROLL_ATTR
 from ..kernel import body
-from ..kernel.builders import (elected_lane_of_warp0, gep, i32, if_then, index, kernel_arg_type, kernel_func,
-                               load_global, memory_type, smem_type, to_i32, to_i64, to_index)
+from ..kernel.builders import (elected_lane_of_warp0, gep, i32, if_then, if_then_else, index, kernel_arg_type,
+                               kernel_func, load_global, memory_type, smem_type, store_global, to_i32, to_i64,
+                               to_index)
 from ..frontend.dtypes import DataType
 from .matmul import BLOCK_K, BLOCK_M, CONSUMERS, CONSUMER_REGS, PRODUCER_REGS, MatmulSchedule
 
@@ -59,6 +69,7 @@ class _KernelBuilder:
         self.s = schedule
         by_tensor = {p["tensor"]: a for p, a in zip(params, args) if "tensor" in p}
         self.args = by_tensor
+        self.scratch = {(p["scratch"], p["kind"]): a for p, a in zip(params, args) if "scratch" in p}
         self.kinds = {f"input{j}": k for j, k in enumerate(schedule.operands)}
         self.dtypes = {f"input{j}": d for j, d in enumerate(schedule.in_dtypes)}
         self.m, self.n, self.k = (to_index(a) for p, a in zip(params, args) if p["kind"] == "scalar")
@@ -75,14 +86,20 @@ class _KernelBuilder:
         offset = BLOCK_M * BLOCK_K * itemsize
         self.b_tile = nvasync.SmemBufferOp(smem_type([s.block_n, BLOCK_K], dtype), offset=offset).buffer
         offset += s.block_n * BLOCK_K * itemsize
-        self.out_boxes = []            # per output: its boxes of [BLOCK_M, box_cols]
-        for dtype in s.out_dtypes:
-            cols = s.out_box_cols(dtype)
+        self.out_boxes = self.boxes(s.out_dtypes, offset)      # per output: its boxes of [BLOCK_M, box_cols]
+        # A split's f32 partial tile shares the memory of the output tiles (a tile writes one of them).
+        self.partial_boxes = self.boxes(["f32"], offset)[0] if s.split_k > 1 else None
+
+    def boxes(self, dtypes, offset):
+        """Per dtype, the [BLOCK_M, box_cols] smem boxes of one tile, one after another from `offset`."""
+        found = []
+        for dtype in dtypes:
+            cols = self.s.out_box_cols(dtype)
             box_bytes = BLOCK_M * cols * DataType(dtype).itemsize
-            self.out_boxes.append([nvasync.SmemBufferOp(smem_type([BLOCK_M, cols], dtype),
-                                                        offset=offset + b * box_bytes).buffer
-                                   for b in range(s.block_n // cols)])
-            offset += s.block_n // cols * box_bytes
+            found.append([nvasync.SmemBufferOp(smem_type([BLOCK_M, cols], dtype), offset=offset + b * box_bytes).buffer
+                          for b in range(self.s.block_n // cols)])
+            offset += self.s.block_n // cols * box_bytes
+        return found
 
     # --- tiles -----------------------------------------------------------------------------------
     def tile_origin(self, tile):
@@ -101,17 +118,18 @@ class _KernelBuilder:
         return arith.muli(tm, i32(BLOCK_M)), arith.muli(tn, i32(s.block_n))
 
     # --- the main loop -----------------------------------------------------------------------------
-    def main_loop(self, m0, n0, wg_row):
+    def main_loop(self, m0, n0, wg_row, first_ktile, ktiles):
+        """The accumulator over K tiles [first_ktile, first_ktile + ktiles) (index values; None: 0)."""
         s = self.s
         acc_type = ir.VectorType.get([s.block_n // 2], ir.F32Type.get())
         zero = arith.constant(acc_type, ir.DenseElementsAttr.get_splat(acc_type, ir.FloatAttr.get(ir.F32Type.get(), 0.0)))
-        ktiles = arith.ceildivui(self.k, index(BLOCK_K))
         loop = scf.ForOp(index(0), ktiles, index(1), [zero])
         loop.operation.attributes["nvasync.pipeline"] = ir.Attribute.parse(
             f'{{stages = {s.stages} : i64, mode = "warp_specialized", producer_regs = {PRODUCER_REGS} : i64, '
             f'consumer_regs = {CONSUMER_REGS} : i64}}')
         with ir.InsertionPoint(loop.body):
-            kx = arith.muli(to_i32(loop.induction_variable), i32(BLOCK_K))
+            kt = loop.induction_variable if first_ktile is None else arith.addi(first_ktile, loop.induction_variable)
+            kx = arith.muli(to_i32(kt), i32(BLOCK_K))
             nvasync.PipelineLoadOp(self.a_map, self.a_tile, [m0, kx], role="a")
             nvasync.PipelineLoadOp(self.b_map, self.b_tile, [n0, kx], role="b")
             acc = loop.inner_iter_args[0]
@@ -155,18 +173,19 @@ class _KernelBuilder:
         return tuple(load(arith.addi(base, arith.minui(c, last_col)), 1)[0]
                      for c in (col, arith.addi(col, index(1))))
 
-    def epilogue(self, acc, m0, n0, tid, wg_row):
-        """Every fragment pair through the fusion body into the output tiles (swizzled).  The
-        column groups j of one box of every output run as a loop marked `fuser.unroll`, so the
-        sync passes see one pair per box and the lowering unrolls it."""
+    def epilogue(self, values, dtypes, boxes, m0, n0, tid, wg_row):
+        """Every fragment pair through `values` into the tile's smem boxes (swizzled): `values(first,
+        row, col)` gives, per stored tensor (of `dtypes`, into `boxes`), the two values of fragment
+        elements first + {0, 1} at global (row, col + {0, 1}).  The column groups j of one box of
+        every tensor run as a loop marked `fuser.unroll`, so the sync passes see one pair per box
+        and the lowering unrolls it."""
         s = self.s
         lane = arith.remui(tid, index(32))
         quad = arith.divui(lane, index(4))
         warp_row = arith.muli(arith.remui(arith.divui(tid, index(32)), index(4)), index(16))
         row0 = arith.addi(arith.addi(wg_row, warp_row), quad)          # the tile row of h = 0
         col0 = arith.muli(arith.remui(lane, index(4)), index(2))
-        m0, n0 = to_index(m0), to_index(n0)
-        groups = min(s.out_box_cols(d) for d in s.out_dtypes) // 8      # column groups per loop
+        groups = min(s.out_box_cols(d) for d in dtypes) // 8             # column groups per loop
         for chunk in range(s.block_n // 8 // groups):
             # One loop over both row halves h and the chunk's column groups: the pair's store is
             # one op whose index is injective in (thread, iteration), so the sync passes see no
@@ -177,36 +196,63 @@ class _KernelBuilder:
                 h = arith.divui(loop.induction_variable, index(groups))
                 group = arith.remui(loop.induction_variable, index(groups))
                 row = arith.addi(row0, arith.muli(h, index(8)))
-                self.pair(acc, chunk * groups, group, h, row, col0, m0, n0, quad)
+                # Fragment elements 4 j + 2 h + {0, 1} of column group j = first_group + group: tile
+                # row `row`, columns 8 j + col0 + {0, 1}.
+                first_group = chunk * groups
+                j = arith.addi(group, index(first_group))
+                col_in_tile = arith.addi(arith.muli(j, index(8)), col0)
+                first = arith.addi(arith.muli(j, index(4)), arith.muli(h, index(2)))
+                results = values(first, arith.addi(m0, row), arith.addi(n0, col_in_tile))
+                for o, dtype in enumerate(dtypes):
+                    pair = vector.from_elements(ir.VectorType.get([2], results[o][0].type), results[o])
+                    self.store_pair(boxes[o], dtype, body.to_memory(pair, dtype), row, 8 * first_group,
+                                    arith.addi(arith.muli(group, index(8)), col0), quad)
                 scf.YieldOp([])
 
-    def pair(self, acc, first_group: int, group, h, row, col0, m0, n0, quad):
-        """Fragment elements 4 j + 2 h + {0, 1} of column group j = first_group + group (tile row
-        `row`, columns 8 j + col0 + {0, 1})."""
-        s = self.s
+    def fused_values(self, acc, workspace_row_stride=None):
+        """`values` of the fusion's outputs: the body on each accumulator element (plus, for a
+        split tile's last split, the other splits' sum from the workspace) and the operands."""
         args = list(self.func.regions[0].blocks[0].arguments)
-        j = arith.addi(group, index(first_group))
-        col_in_tile = arith.addi(arith.muli(j, index(8)), col0)
-        global_row, global_col = arith.addi(m0, row), arith.addi(n0, col_in_tile)
-        operands = {t: self.operand_pair(t, global_row, global_col)
-                    for t, kind in self.kinds.items() if kind not in ("a", "b")}
-        first = arith.addi(arith.muli(j, index(4)), arith.muli(h, index(2)))
-        results = []
-        for e in range(2):
-            lanes = [operands[f"input{i}"][e] if f"input{i}" in operands else None for i in range(len(args))]
-            element = vector.extract(acc, [arith.addi(first, index(e))], [ir.ShapedType.get_dynamic_size()])
-            results.append(body.evaluate(self.func, lanes, {self.matmul.result: element}))
-        for o, dtype in enumerate(s.out_dtypes):
-            pair = vector.from_elements(ir.VectorType.get([2], results[0][o].type), [results[0][o], results[1][o]])
-            self.store_pair(o, dtype, body.to_memory(pair, dtype), row, 8 * first_group,
-                            arith.addi(arith.muli(group, index(8)), col0), quad)
 
-    def store_pair(self, o, dtype, pair, row, first_col: int, col, quad):
-        """Two adjacent output elements at tile (row, first_col + col) into their swizzled box.
-        The box is static: a loop of column groups stays inside one box of every output."""
+        def values(first, row, col):
+            operands = {t: self.operand_pair(t, row, col) for t, kind in self.kinds.items() if kind not in ("a", "b")}
+            sums = [vector.extract(acc, [arith.addi(first, index(e))], [ir.ShapedType.get_dynamic_size()])
+                    for e in range(2)]
+            if workspace_row_stride is not None:
+                sums = [arith.addf(a, w) for a, w in zip(sums, self.workspace_pair(row, col, workspace_row_stride))]
+            results = []
+            for e in range(2):
+                lanes = [operands[f"input{i}"][e] if f"input{i}" in operands else None for i in range(len(args))]
+                results.append(body.evaluate(self.func, lanes, {self.matmul.result: sums[e]}))
+            return [[results[0][o], results[1][o]] for o in range(len(self.s.out_dtypes))]
+
+        return values
+
+    def partial_values(self, acc):
+        """`values` of a split's partial tile: the accumulator elements themselves (f32)."""
+        return lambda first, row, col: [[vector.extract(acc, [arith.addi(first, index(e))],
+                                                        [ir.ShapedType.get_dynamic_size()]) for e in range(2)]]
+
+    def workspace_pair(self, row, col, row_stride):
+        """The workspace's f32 pair at (row, col), (row, col + 1) (row clamped into M: the workspace
+        has M rows, the tile's rows beyond are dropped by the output store).  In atomic mode the
+        pair is cleared after reading, leaving the workspace zero for the next launch."""
+        row = arith.minui(row, arith.subi(self.m, index(1)))
+        offset = arith.index_cast(ir.IntegerType.get_signless(64), arith.addi(arith.muli(row, row_stride), col))
+        address = gep(self.scratch["workspace", "pointer"], offset, "f32")
+        pair_type = ir.VectorType.get([2], ir.F32Type.get())
+        pair = load_global(address, pair_type, 8)
+        if self.s.split_k_mode == "atomic":
+            zero = arith.constant(pair_type, ir.DenseElementsAttr.get_splat(pair_type, ir.FloatAttr.get(ir.F32Type.get(), 0.0)))
+            store_global(zero, address, 8)
+        return [vector.extract(pair, [], [e]) for e in range(2)]
+
+    def store_pair(self, boxes, dtype, pair, row, first_col: int, col, quad):
+        """Two adjacent elements at tile (row, first_col + col) into their swizzled box of `boxes`.
+        The box is static: a loop of column groups stays inside one box of every tensor."""
         cols = self.s.out_box_cols(dtype)
         chunk = 16 // DataType(dtype).itemsize            # elements per 16-byte chunk
-        box = self.out_boxes[o][first_col // cols]
+        box = boxes[first_col // cols]
         within = arith.addi(index(first_col % cols), col)
         swizzled = arith.xori(within, arith.muli(quad, index(chunk)))    # row % 8 == quad
         vector.store(pair, box, [row, swizzled])
@@ -220,18 +266,51 @@ class _KernelBuilder:
         block, grid = gpu.block_id(gpu.Dimension.x), gpu.grid_dim(gpu.Dimension.x)
         self.tiles_m = arith.ceildivui(self.m, index(BLOCK_M))
         self.tiles_n = arith.ceildivui(self.n, index(s.block_n))
-        num_tiles = arith.muli(self.tiles_m, self.tiles_n)
+        units = arith.muli(arith.muli(self.tiles_m, self.tiles_n), index(s.split_k))
+        ktiles = arith.ceildivui(self.k, index(BLOCK_K))
         wg_row = arith.muli(arith.divui(tid, index(128)), index(64))     # the consumer warpgroup's A rows
-        my_tiles = arith.ceildivui(arith.subi(num_tiles, block), grid)
-        loop = scf.ForOp(index(0), my_tiles, index(1))
+        my_units = arith.ceildivui(arith.subi(units, block), grid)
+        loop = scf.ForOp(index(0), my_units, index(1))
         with ir.InsertionPoint(loop.body):
-            m0, n0 = self.tile_origin(arith.addi(block, arith.muli(loop.induction_variable, grid)))
-            acc = self.main_loop(m0, n0, wg_row)
-            self.epilogue(acc, m0, n0, tid, wg_row)
-            with if_then(issuer):
-                for o, dtype in enumerate(s.out_dtypes):
-                    out_map = self.args[f"output{o}"]
-                    cols = s.out_box_cols(dtype)
-                    for b, box in enumerate(self.out_boxes[o]):
-                        nvasync.TmaStoreOp(out_map, box, [m0, arith.addi(n0, i32(b * cols))])
+            # A tile's splits are consecutive units (adjacent CTAs: their partials meet in L2).
+            unit = arith.addi(block, arith.muli(loop.induction_variable, grid))
+            if s.split_k == 1:
+                m0, n0 = self.tile_origin(unit)
+                acc = self.main_loop(m0, n0, wg_row, None, ktiles)
+            else:       # split s of S takes K tiles [s * ktiles / S, (s + 1) * ktiles / S): maybe none
+                tile, split = arith.divui(unit, index(s.split_k)), arith.remui(unit, index(s.split_k))
+                m0, n0 = self.tile_origin(tile)
+                first_ktile = arith.divui(arith.muli(split, ktiles), index(s.split_k))
+                end_ktile = arith.divui(arith.muli(arith.addi(split, index(1)), ktiles), index(s.split_k))
+                acc = self.main_loop(m0, n0, wg_row, first_ktile, arith.subi(end_ktile, first_ktile))
+            m0_, n0_ = to_index(m0), to_index(n0)
+            if s.split_k == 1:
+                self.epilogue(self.fused_values(acc), s.out_dtypes, self.out_boxes, m0_, n0_, tid, wg_row)
+                self.store_outputs(issuer, m0, n0)
+            else:
+                flag = gep(self.scratch["flags", "pointer"], arith.index_cast(ir.IntegerType.get_signless(64), tile), "i32")
+                last, rest = if_then_else(arith.cmpi(arith.CmpIPredicate.eq, split, index(s.split_k - 1)))
+                with last:
+                    nvasync.SplitKWaitOp(flag, splits=s.split_k)
+                    row_stride = arith.muli(self.tiles_n, index(s.block_n))
+                    self.epilogue(self.fused_values(acc, row_stride), s.out_dtypes, self.out_boxes, m0_, n0_,
+                                  tid, wg_row)
+                    self.store_outputs(issuer, m0, n0)
+                with rest:
+                    self.epilogue(self.partial_values(acc), ["f32"], [self.partial_boxes], m0_, n0_, tid, wg_row)
+                    with if_then(issuer):      # one run of marks: fuser-tma-reduce-store's unit
+                        cols = s.out_box_cols("f32")
+                        columns = [arith.addi(n0, i32(b * cols)) for b in range(len(self.partial_boxes))]
+                        split_i32 = to_i32(split)
+                        for box, column in zip(self.partial_boxes, columns):
+                            nvasync.SplitKStoreOp(self.scratch["workspace", "tensormap"], box, flag, split_i32,
+                                                  [m0, column], mode=s.split_k_mode)
             scf.YieldOp([])
+
+    def store_outputs(self, issuer, m0, n0):
+        """The elected thread TMA-stores every output box of the tile."""
+        with if_then(issuer):
+            for o, dtype in enumerate(self.s.out_dtypes):
+                cols = self.s.out_box_cols(dtype)
+                for b, box in enumerate(self.out_boxes[o]):
+                    nvasync.TmaStoreOp(self.args[f"output{o}"], box, [m0, arith.addi(n0, i32(b * cols))])

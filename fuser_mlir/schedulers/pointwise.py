@@ -169,6 +169,7 @@ class _Pointwise:
         return {k: getattr(params, k) for k in (*_DECISIONS, *_OPTIONAL)}
 
     def decode(self, sig: FusionSig, fields: dict) -> PointwiseSchedule:
+        fields = {**self.encode(self.heuristic(sig)), **fields}
         missing = [k for k in _DECISIONS if not isinstance(fields.get(k), int)]
         if missing:
             raise FusionError(f"pointwise schedule needs integer fields {', '.join(missing)}")

@@ -238,6 +238,7 @@ class _PointwiseStrided:
                 **{k: ",".join(getattr(params, k)) for k in _MODE_FIELDS}}
 
     def decode(self, sig: FusionSig, fields: dict) -> StridedSchedule:
+        fields = {**self.encode(self.heuristic(sig)), **fields}
         missing = [k for k in _INT_FIELDS if not isinstance(fields.get(k), int)] + \
                   [k for k in _MODE_FIELDS if not isinstance(fields.get(k), str)]
         if missing:

@@ -2,7 +2,8 @@
 NaN-poisoned outputs, ragged M, N and K (M = 1, K below one tile, tails in every dim, batch dims
 folded into M, more tiles than SMs), B as w [N, K] (linear), bf16 and f16, and every epilogue kind: bias [N], per-row
 scale [M, 1], full residual and gate [M, N], a scalar input, activations, a cast to f32, and
-several outputs.
+several outputs; split-K in both modes (split counts 2, 3, 8, more splits than K tiles; reused
+workspace over repeated launches; deterministic mode bitwise equal over 20 launches).
 
 Each case is (name, fusion builder, input maker, schedule); build_artifacts.py compiles exactly
 these signatures on meta tensors.  Run offline with artifacts built here (README, "GPU tests").
@@ -92,19 +93,67 @@ CASES += [
      {"scheduler": "matmul", "block_n": 128, "stages": 4, "group_m": 2}),
 ]
 
+# Split-K (fuser-tma-reduce-store's protocols): split counts 2, 3 (not dividing the 16 K tiles), 8,
+# 6 over 4 K tiles (splits with no K tiles), in both modes, with epilogues; M = 64 is the skinny
+# case split-K is for; "heuristic" lets the heuristic split a skinny shape.
+SPLIT_K = [("plain", 2, (333, 264, 1000)), ("bias-gelu", 3, (200, 136, 1000)),
+           ("two-outputs", 8, (64, 2112, 7168)), ("silu-gate", 6, (130, 256, 200))]
+for mode in ("deterministic", "atomic"):
+    for kind, splits, (m, n, k) in SPLIT_K:
+        extra, epilogue = EPILOGUES[kind]
+        CASES.append((f"splitk-{mode}-s{splits}-{kind}", lambda e=epilogue, x=extra: linear(BF16, e, x),
+                      lambda dev, kd=kind, s=(m, n, k): linear_inputs(kd, BF16, *s, dev),
+                      {"scheduler": "matmul", "split_k": splits, "split_k_mode": mode}))
+CASES.append(("splitk-heuristic-plain", lambda: linear(BF16, EPILOGUES["plain"][1]),
+              lambda dev: linear_inputs("plain", BF16, 64, 1024, 16384, dev), None))
+BY_NAME = {c[0]: c for c in CASES}
 
-@pytest.mark.parametrize("name,build,make,schedule", CASES, ids=[c[0] for c in CASES])
-def test_matmul_matches_torch(name, build, make, schedule):
+
+def run_case(name, inputs=None, launches=1):
+    """Launch case `name` `launches` times on the same inputs (fresh NaN-poisoned outputs each
+    time); returns (outputs of every launch, float64 references)."""
+    _, build, make, schedule = BY_NAME[name]
     fd = build()
-    inputs = make("cuda")
+    inputs = inputs or make("cuda")
     refs = reference(fd, inputs)
-    out = [torch.full(r.shape, float("nan"), dtype=torch_dtype(t.dtype), device="cuda")
-           for r, t in zip(refs, fd.outputs)]
-    fd.execute(inputs, out=out, schedule=schedule)
+    runs = []
+    for _ in range(launches):
+        out = [torch.full(r.shape, float("nan"), dtype=torch_dtype(t.dtype), device="cuda")
+               for r, t in zip(refs, fd.outputs)]
+        fd.execute(inputs, out=out, schedule=schedule)
+        runs.append(out)
     torch.cuda.synchronize()
+    return fd, runs, refs
+
+
+def check(name, fd, out, refs):
     for o, r, t in zip(out, refs, fd.outputs):
         assert not torch.isnan(o).any(), f"{name}: {torch.isnan(o).sum().item()} unwritten (NaN) elements in {t!r}"
         bound = RTOL[t.dtype] * r.abs() + ATOL * r.abs().max()
         bad = ((o.double() - r).abs() > bound).sum().item()
         assert bad == 0, f"{name}: {bad} of {o.numel()} elements of {t!r} off (max error " \
                          f"{(o.double() - r).abs().max().item():.3e})"
+
+
+@pytest.mark.parametrize("name,build,make,schedule", CASES, ids=[c[0] for c in CASES])
+def test_matmul_matches_torch(name, build, make, schedule):
+    fd, runs, refs = run_case(name, launches=3 if name.startswith("splitk") else 1)
+    for out in runs:       # split-K: the workspace and semaphores are reused by every launch
+        check(name, fd, out, refs)
+
+
+def test_split_k_heuristic_splits_skinny_shapes():
+    fd, _, _ = run_case("splitk-heuristic-plain")
+    compiled = fd.compile(BY_NAME["splitk-heuristic-plain"][2]("meta"))
+    assert compiled.params.split_k > 1, compiled.params
+
+
+@pytest.mark.parametrize("name", ["splitk-deterministic-s8-two-outputs", "splitk-deterministic-s3-bias-gelu"])
+def test_split_k_deterministic_is_bitwise_reproducible(name):
+    fd, runs, refs = run_case(name, launches=20)
+    check(name, fd, runs[0], refs)
+    for k, out in enumerate(runs[1:], 1):
+        for o, first in zip(out, runs[0]):
+            assert torch.equal(o.view(torch.int16) if o.element_size() == 2 else o.view(torch.int32),
+                               first.view(torch.int16) if o.element_size() == 2 else first.view(torch.int32)), \
+                f"{name}: launch {k} differs bitwise from launch 0"

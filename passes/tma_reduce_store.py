@@ -1,0 +1,129 @@
+"""fuser-tma-reduce-store: rewrite split-K marks into TMA store/reduce-stores and semaphore protocols.
+
+Rule.  A split-K tile is computed by `splits` work units (its splits), each over a slice of K;
+the last split runs the epilogue on the sum.  Each tile has an i32 semaphore `flag` in global
+memory, zero at launch and left zero at exit, and an f32 workspace tile.  The scheduler marks:
+  * `nvasync.split_k_store`: a non-last split's partial box, to be added into the workspace tile.
+    A run of them (consecutive in one block, same flag, split and mode) is one split's partial;
+  * `nvasync.split_k_wait`: where the last split needs the others' partials.
+The pass rewrites a run of split_k_stores, by mode:
+  * deterministic: `wait_flag(flag, split)` (the splits of a tile go in split order); split 0
+    TMA-stores its boxes, later splits reduce-add theirs (`scf.if split == 0`); then
+    `release_flag(flag, 1)`.  Every launch adds the same partials in the same order: the sums are
+    bitwise reproducible.
+  * atomic: reduce-adds, then `release_flag(flag, 1)`.  The splits add in any order (each add is
+    atomic, relaxed at GPU scope; f32 sums are not bitwise reproducible).  The workspace tile must
+    be zero at launch: the scheduler's last split clears what it reads.
+and a split_k_wait (both modes) into `wait_flag(flag, splits - 1)` in every executing thread, then
+`reset_flag(flag, splits - 1 + threads)`: the last of those threads to pass sets the flag back to 0.
+Syncs are not written here: fuser-insert-syncs adds the bulk commit and the `wait_group 0`
+without `.read` that completes the global writes before the release; fuser-insert-proxy-fences
+the `fence.proxy.async.global` between an acquire and a TMA store/reduce that follows it.
+
+Forward progress: a split waits only for lower splits of its own tile.  The scheduler numbers a
+tile's splits in consecutive work units, each CTA takes its units in increasing order and every
+CTA of the grid is resident, so the lowest unit not yet done never waits: no hang, also for
+splits with no K tiles (they add zeros and still release).
+
+Contract
+  in:  gpu.func kernels with `gpu.known_block_size`; split_k_stores under the kernel's issue
+       predicate; split_k_waits run by all threads of the block or of a warp role.
+  out: no split_k_* op remains; the ops above in their place, each marked `fuser.split_k` with
+       the mode (or "wait").
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, scf
+
+from ..dialects import nvasync
+from .smem_model import block_dims, kernels, threads_of
+
+MARK = "fuser.split_k"
+
+
+def run(module_op, pass_) -> None:
+    for func in kernels(module_op):
+        stores, waits = [], []
+        func.walk(lambda op: (stores if op.name == "nvasync.split_k_store" else waits).append(op)
+                  or ir.WalkResult.ADVANCE if op.name in ("nvasync.split_k_store", "nvasync.split_k_wait")
+                  else ir.WalkResult.ADVANCE)
+        for run_ in _runs(stores):
+            _rewrite_stores(run_)
+        for wait in waits:
+            problem = _rewrite_wait(func, wait)
+            if problem:
+                wait.location.emit_error(f"fuser-tma-reduce-store: {problem}")
+                pass_.signal_pass_failure()
+                return
+
+
+def _runs(stores):
+    """split_k_stores grouped into runs: consecutive ops of one block with the same flag, split and
+    mode (one split's partial tile)."""
+    runs = []
+    for op in stores:
+        view = op.opview
+        last = runs[-1][-1].opview if runs else None
+        siblings = list(op.block.operations)
+        position = next(i for i, o in enumerate(siblings) if o == op)
+        if last is not None and position and siblings[position - 1] == last.operation \
+                and (last.flag, last.split, last.mode) == (view.flag, view.split, view.mode):
+            runs[-1].append(op)
+        else:
+            runs.append([op])
+    return runs
+
+
+def _mark(op, what: str):
+    op.operation.attributes[MARK] = ir.StringAttr.get(what)
+    return op
+
+
+def _rewrite_stores(run_):
+    first = run_[0].opview
+    mode, flag, split = first.mode, first.flag, first.split
+    i32 = ir.IntegerType.get_signless(32)
+    with ir.InsertionPoint(run_[0]), run_[0].location:
+        if mode == "deterministic":
+            _mark(nvasync.WaitFlagOp(flag, split), mode)
+            first_split = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, split, arith.constant(i32, 0)),
+                                   has_else=True)
+            with ir.InsertionPoint(first_split.then_block):
+                _copy(run_, store=True, mode=mode)
+                scf.YieldOp([])
+            with ir.InsertionPoint(first_split.else_block):
+                _copy(run_, store=False, mode=mode)
+                scf.YieldOp([])
+        else:
+            _copy(run_, store=False, mode=mode)
+        _mark(nvasync.ReleaseFlagOp(flag, arith.constant(i32, 1)), mode)
+    for op in run_:
+        op.erase()
+
+
+def _copy(run_, store: bool, mode: str):
+    for op in run_:
+        view = op.opview
+        with op.location:
+            if store:
+                _mark(nvasync.TmaStoreOp(view.desc, view.src, list(view.coords)), mode)
+            else:
+                _mark(nvasync.TmaReduceOp(view.desc, view.src, list(view.coords), kind="add"), mode)
+
+
+def _rewrite_wait(func, wait) -> str | None:
+    """Rewrite `wait`; or what keeps it from being rewritten."""
+    view = wait.opview
+    threads = threads_of(wait)
+    dims = block_dims(func)
+    if threads.issuer is not None or threads.subset or dims is None:
+        return ("split_k_wait must run on every thread of the block or of a warp role (the flag is reset "
+                "by counting them), in a kernel with gpu.known_block_size")
+    count = dims[0] * dims[1] * dims[2] if threads.role is None else threads.role[1] * 32
+    i32 = ir.IntegerType.get_signless(32)
+    with ir.InsertionPoint(wait), wait.location:
+        _mark(nvasync.WaitFlagOp(view.flag, arith.constant(i32, view.splits - 1)), "wait")
+        _mark(nvasync.ResetFlagOp(view.flag, count=view.splits - 1 + count), "wait")
+    wait.erase()
+    return None
