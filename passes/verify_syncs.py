@@ -469,7 +469,7 @@ def _check_acquires(trace):
             continue
         for j, a in _stores(trace[i + 1:]):
             j += i + 1
-            if not threads_of(w.op).covers(a.access.threads):
+            if not threads_of(w.op).covers(a.access.threads) or _exclusive(w, a):
                 continue
             if not _between(trace, i, j, lambda e: e.op.name == "nvasync.fence_proxy_async"
                             and e.op.attributes["space"].value in ("global", "all")
@@ -477,6 +477,17 @@ def _check_acquires(trace):
                 problems.append((w.op, a.op, "async-proxy global writes after an acquire without "
                                              f"fence.proxy.async.global: {_name(w.op)} -> {_name(a.op)}"))
     return problems
+
+
+def _exclusive(a: Event, b: Event) -> bool:
+    """a and b sit in the two branches of one execution of one scf.if: never both run."""
+    for i, guard in enumerate(a.guards):
+        if guard[0] in ("if", "else"):
+            other = ("else" if guard[0] == "if" else "if", guard[1])
+            for j, g in enumerate(b.guards):
+                if (g[0], g[1]) == other and a.guards[:i] == b.guards[:j]:
+                    return True
+    return False
 
 
 def _check_exit(trace):

@@ -108,3 +108,55 @@ def test_kernel_assembles_with_derived_epilogue_protocol(private_cache):
     assert compiled.artifact.cubin, "ptxas produced no cubin"
     assert compiled.artifact.meta["block"] == [384, 1, 1]
     assert f"wgmma.mma_async.sync.aligned.m64n{compiled.params.block_n}k16.f32.bf16.bf16" in compiled.ptx
+
+
+def plain_linear():
+    with FusionDefinition() as fd:
+        x, w = fd.define_tensor([-1, -1], BF16), fd.define_tensor([-1, -1], BF16)
+        fd.add_output(fd.ops.linear(x, w))
+    return fd
+
+
+@pytest.mark.parametrize("m,n,k,split", [(64, 2112, 7168, True), (16, 1024, 16384, True), (4096, 4096, 4096, False),
+                                         (1024, 10240, 8192, False), (64, 256, 64, False)])
+def test_heuristic_splits_k_only_when_tiles_leave_sms_idle(m, n, k, split):
+    sig = input_signature(plain_linear(), meta((m, k), (n, k)))
+    scheduler, params = choose(sig, None)
+    assert (params.split_k > 1) == split, params
+    assert params.split_k <= -(-k // 64) and params.smem_bytes <= 227 * 1024
+    launch = scheduler.launch(params, sig)
+    tiles = -(-m // 128) * -(-n // params.block_n)
+    assert launch["tiles"] == tiles * params.split_k
+    if split:
+        assert launch["scratch"] == {"workspace": ("f32", (m, -(-n // params.block_n) * params.block_n)),
+                                     "flags": ("i32", (tiles,))}
+
+
+def test_split_k_override_and_its_checks():
+    sig = input_signature(plain_linear(), meta((64, 4096), (512, 4096)))
+    _, params = choose(sig, {"scheduler": "matmul", "split_k": 5, "split_k_mode": "atomic"})
+    assert (params.split_k, params.split_k_mode) == (5, "atomic")
+    # the partial f32 tile shares the output tiles' memory: fewer stages fit than without split-K
+    _, unsplit = choose(sig, {"scheduler": "matmul", "split_k": 1, "block_n": params.block_n})
+    assert params.stages <= unsplit.stages and params.smem_bytes <= 227 * 1024
+    with pytest.raises(FusionError, match="split_k_mode"):
+        choose(sig, {"scheduler": "matmul", "split_k": 2, "split_k_mode": "sometimes"})
+    with pytest.raises(FusionError, match=r"split_k in \[1, 32\]"):
+        choose(sig, {"scheduler": "matmul", "split_k": 0})
+
+
+@pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
+def test_split_k_kernel_assembles_with_its_protocol(private_cache):
+    fd = linear_gelu()
+    compiled = fd.compile(meta((64, 4096), (512, 4096), (512,)),
+                          schedule={"scheduler": "matmul", "split_k": 3, "split_k_mode": "deterministic"})
+    ir_text = compiled.kernel_ir
+    for op in ('"nvasync.wait_flag"', '"nvasync.reset_flag"', '"nvasync.tma_reduce"', '"nvasync.release_flag"',
+               '"global writes of nvasync.tma_reduce complete before nvasync.release_flag"',
+               '"acquire -> async-proxy global writes: nvasync.wait_flag -> nvasync.tma_store"'):
+        assert op in ir_text, op
+    assert "split_k_store" not in ir_text and "split_k_wait" not in ir_text
+    assert "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group" in compiled.ptx
+    assert compiled.artifact.cubin, "ptxas produced no cubin"
+    assert [p.get("scratch") for p in compiled.artifact.meta["params"] if "scratch" in p] == \
+        ["workspace", "workspace", "flags"]

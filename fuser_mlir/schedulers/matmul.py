@@ -57,6 +57,7 @@ TWO_STAGE_COST = 1.3
 UNIT_KTILES = 2.0
 SPLIT_KTILES = 2.0
 MAX_SPLIT_K = 32
+SPLIT_K_MODES = ("deterministic", "atomic")     # the first is the default
 MAX_STAGES = 6
 PRODUCER_REGS, CONSUMER_REGS = 40, 232      # 128 x 40 + 256 x 232 = 64512 of the SM's 65536
 OUTPUT_DTYPES = ("f32", "f16", "bf16")
@@ -214,6 +215,8 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
     m, n, k = _dims(sig)
     base = dict(dtype=sig.inputs[sig.matmuls[0].a].dtype.value, operands=_operand_kinds(sig),
                 in_dtypes=_dtypes(sig.inputs), out_dtypes=_dtypes(sig.outputs), pairs=n > 0 and n % 2 == 0)
+    if not 1 <= fixed.get("split_k", 1) <= MAX_SPLIT_K:
+        raise FusionError(f"matmul schedule: split_k in [1, {MAX_SPLIT_K}], got {fixed['split_k']}")
     ktiles = math.ceil(k / BLOCK_K) if k > 0 else 1
     mode = fixed.get("split_k_mode", SPLIT_K_MODES[0])
     candidates = []
@@ -252,7 +255,6 @@ def _dtypes(tensors) -> tuple[str, ...]:
 
 
 _DECISIONS = ("block_n", "stages", "group_m", "split_k")     # integers
-SPLIT_K_MODES = ("deterministic", "atomic")
 
 
 class _Matmul:

@@ -237,14 +237,17 @@ class _KernelBuilder:
         """The workspace's f32 pair at (row, col), (row, col + 1) (row clamped into M: the workspace
         has M rows, the tile's rows beyond are dropped by the output store).  In atomic mode the
         pair is cleared after reading, leaving the workspace zero for the next launch."""
-        row = arith.minui(row, arith.subi(self.m, index(1)))
-        offset = arith.index_cast(ir.IntegerType.get_signless(64), arith.addi(arith.muli(row, row_stride), col))
+        last_row = arith.subi(self.m, index(1))
+        offset = arith.index_cast(ir.IntegerType.get_signless(64),
+                                  arith.addi(arith.muli(arith.minui(row, last_row), row_stride), col))
         address = gep(self.scratch["workspace", "pointer"], offset, "f32")
         pair_type = ir.VectorType.get([2], ir.F32Type.get())
         pair = load_global(address, pair_type, 8)
         if self.s.split_k_mode == "atomic":
-            zero = arith.constant(pair_type, ir.DenseElementsAttr.get_splat(pair_type, ir.FloatAttr.get(ir.F32Type.get(), 0.0)))
-            store_global(zero, address, 8)
+            # Only the pair's own thread clears it: a clamped row (beyond M) reads another's.
+            with if_then(arith.cmpi(arith.CmpIPredicate.ule, row, last_row)):
+                zero = arith.constant(pair_type, ir.DenseElementsAttr.get_splat(pair_type, ir.FloatAttr.get(ir.F32Type.get(), 0.0)))
+                store_global(zero, address, 8)
         return [vector.extract(pair, [], [e]) for e in range(2)]
 
     def store_pair(self, boxes, dtype, pair, row, first_col: int, col, quad):

@@ -1,0 +1,123 @@
+// fuser-tma-reduce-store: a split-K tile's non-last splits add their f32 partial into the tile's
+// workspace and release the tile's semaphore; the last split waits for them all.  deterministic:
+// each split first waits for its predecessor (wait_flag >= split), split 0 plain-stores and the
+// others reduce-add; atomic: reduce-adds in any order.  The syncs come from the sync passes: the
+// bulk commit and `wait_group 0` WITHOUT .read before the release (the global writes must be done),
+// `fence.proxy.async.global` between an acquire and the TMA ops after it (none after the last
+// split's wait here: no TMA op follows it).  The last split's wait runs in every thread, and the
+// last of them to pass resets the flag (count = splits - 1 + 128).
+// RUN: fuser-opt %s -p fuser-tma-reduce-store -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-verify-syncs | FileCheck %s
+// RUN: fuser-opt %s -p fuser-tma-reduce-store -p fuser-insert-syncs -p fuser-insert-proxy-fences --emit=ptx -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx && %ptxas %t.ptx -o %t.cubin
+// Without the derived syncs the verifier names both missing rules:
+// RUN: not fuser-opt %s -p fuser-tma-reduce-store -p fuser-verify-syncs 2>&1 | FileCheck %s --check-prefix=RAW
+
+// CHECK-LABEL: gpu.func @deterministic
+// CHECK: scf.if
+// CHECK: "nvasync.wait_flag"(%{{.*}}, %{{.*}}) {fuser.split_k = "wait"}
+// CHECK-NEXT: "nvasync.reset_flag"(%{{.*}}) {count = 131 : i32
+// CHECK: } else {
+// CHECK: "nvasync.fence_proxy_async"() {{.*}}space = "shared::cta"
+// CHECK-NEXT: "nvasync.sync_threads"
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: "nvasync.wait_flag"(%{{.*}}, %[[SPLIT:.*]]) {fuser.split_k = "deterministic"}
+// CHECK-NEXT: "nvasync.fence_proxy_async"() {fuser.derived = "acquire -> async-proxy global writes{{.*}}space = "global"
+// CHECK: scf.if
+// CHECK-NEXT: "nvasync.tma_store"
+// CHECK-NEXT: "nvasync.bulk_commit"
+// CHECK-NEXT: } else {
+// CHECK-NEXT: "nvasync.tma_reduce"{{.*}}kind = "add"
+// CHECK-NEXT: "nvasync.bulk_commit"
+// CHECK-NEXT: {{^ *}}}
+// CHECK: "nvasync.bulk_wait"() {fuser.derived = "global writes of {{.*}}pending = 0 : i32, read = false}
+// CHECK-NEXT: "nvasync.release_flag"
+
+// CHECK-LABEL: gpu.func @atomic
+// CHECK: "nvasync.wait_flag"
+// CHECK: } else {
+// CHECK-NOT: "nvasync.wait_flag"
+// CHECK-NOT: "nvasync.tma_store"
+// CHECK: "nvasync.tma_reduce"{{.*}}kind = "add"
+// CHECK-NEXT: "nvasync.bulk_commit"
+// CHECK: "nvasync.bulk_wait"() {{.*}}pending = 0 : i32, read = false}
+// CHECK-NEXT: "nvasync.release_flag"
+
+// PTX-LABEL: .entry deterministic
+// PTX: ld.acquire.gpu.global.b32
+// PTX: atom.relaxed.gpu.global.add.s32
+// PTX: @last st.relaxed.gpu.global.b32
+// PTX: ld.acquire.gpu.global.b32
+// PTX: fence.proxy.async.global;
+// PTX-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// PTX-DAG: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group
+// PTX: cp.async.bulk.commit_group;
+// PTX-NEXT: cp.async.bulk.wait_group{{[[:space:]]+}}0;
+// PTX: red.release.gpu.global.add.s32
+// PTX-LABEL: .entry atomic
+
+// RAW: error: unsynchronized hazard: semaphore released before the TMA store's global writes completed
+// RAW: error: unsynchronized hazard: async-proxy global writes after an acquire without fence.proxy.async.global
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @deterministic(%desc: !llvm.ptr, %flags: !llvm.ptr, %m: i32, %n: i32) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %box = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x32xf32, #gpu.address_space<workgroup>>
+    %flat = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<2048xf32, #gpu.address_space<workgroup>>
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %w0 = arith.cmpi ult, %tid, %c32 : index
+    %el = "nvasync.elect_one"() : () -> i1
+    %issuer = arith.andi %w0, %el : i1
+    %split_index = arith.remui %bid, %c4 : index
+    %split = arith.index_cast %split_index : index to i32
+    %tile = arith.divui %bid, %c4 : index
+    %tile64 = arith.index_cast %tile : index to i64
+    %flag = llvm.getelementptr %flags[%tile64] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+    %last = arith.cmpi eq, %split_index, %c3 : index
+    scf.if %last {
+      "nvasync.split_k_wait"(%flag) {splits = 4 : i32} : (!llvm.ptr) -> ()
+    } else {
+      %e = arith.muli %tid, %c16 : index
+      %v = arith.constant dense<1.0> : vector<16xf32>
+      vector.store %v, %flat[%e] : memref<2048xf32, #gpu.address_space<workgroup>>, vector<16xf32>
+      scf.if %issuer {
+        "nvasync.split_k_store"(%desc, %box, %flag, %split, %m, %n) {mode = "deterministic"} : (!llvm.ptr, memref<64x32xf32, #gpu.address_space<workgroup>>, !llvm.ptr, i32, i32, i32) -> ()
+      }
+    }
+    gpu.return
+  }
+  gpu.func @atomic(%desc: !llvm.ptr, %flags: !llvm.ptr, %m: i32, %n: i32) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %box = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x32xf32, #gpu.address_space<workgroup>>
+    %flat = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<2048xf32, #gpu.address_space<workgroup>>
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %w0 = arith.cmpi ult, %tid, %c32 : index
+    %el = "nvasync.elect_one"() : () -> i1
+    %issuer = arith.andi %w0, %el : i1
+    %split_index = arith.remui %bid, %c4 : index
+    %split = arith.index_cast %split_index : index to i32
+    %tile = arith.divui %bid, %c4 : index
+    %tile64 = arith.index_cast %tile : index to i64
+    %flag = llvm.getelementptr %flags[%tile64] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+    %last = arith.cmpi eq, %split_index, %c3 : index
+    scf.if %last {
+      "nvasync.split_k_wait"(%flag) {splits = 4 : i32} : (!llvm.ptr) -> ()
+    } else {
+      %e = arith.muli %tid, %c16 : index
+      %v = arith.constant dense<1.0> : vector<16xf32>
+      vector.store %v, %flat[%e] : memref<2048xf32, #gpu.address_space<workgroup>>, vector<16xf32>
+      scf.if %issuer {
+        "nvasync.split_k_store"(%desc, %box, %flag, %split, %m, %n) {mode = "atomic"} : (!llvm.ptr, memref<64x32xf32, #gpu.address_space<workgroup>>, !llvm.ptr, i32, i32, i32) -> ()
+      }
+    }
+    gpu.return
+  }
+}
+}
