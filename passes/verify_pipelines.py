@@ -137,12 +137,15 @@ def _merged(traces: dict) -> dict:
 def _explorations(func):
     """(classes, trip-parameter bindings, label) to run: every trip count 0..2S+1 per parameter."""
     classes = _thread_classes(func)
+    found = [f for c in classes for f in _Interpreter(func, c, {}).free_parameters()]
+    counted = {_parameter_key(p) for p, condition in found if condition is None}
     parameters: dict = {}        # a parameter's key -> the values computing it (one per warp role's copy)
-    for c in classes:
-        for p in _Interpreter(func, c, {}).free_parameters():
-            copies = parameters.setdefault(_parameter_key(p), [])
-            if p not in copies:
-                copies.append(p)
+    for p, condition in found:
+        if condition is not None and _parameter_key(p) not in counted:
+            p = condition               # a branch on what no loop counts: explored both ways
+        copies = parameters.setdefault(_parameter_key(p), [])
+        if p not in copies:
+            copies.append(p)
     if len(parameters) > MAX_EXPLORED_PARAMETERS:
         raise ProtocolError(func, f"the protocol depends on {len(parameters)} uniform values; at most "
                                   f"{MAX_EXPLORED_PARAMETERS} are explored")
@@ -242,7 +245,8 @@ class _Interpreter:
         self.collecting = False
 
     def free_parameters(self) -> list:
-        """The uniform values the protocol's control flow depends on (trip parameters)."""
+        """The uniform values the protocol's control flow depends on, each as (the trip parameter
+        behind it, the branch condition when it was found deciding an scf.if, else None)."""
         self.collecting = True
         self.run_block(self.func.regions[0].blocks[0])
         return self.free
@@ -307,11 +311,10 @@ class _Interpreter:
             if not self.collecting:
                 raise ProtocolError(value.owner if not isinstance(value, ir.BlockArgument) else self.func,
                                     "the mbarrier protocol depends on a value this check cannot decide") from None
-            parameter = self.parameter(value)
-            if branch and _parameter_key(parameter) not in {_parameter_key(p) for p in self.free}:
-                parameter = value               # no loop counts it: the condition, both outcomes explored
-            if parameter not in self.free:
-                self.free.append(parameter)
+            parameter, condition = self.parameter(value), (value if branch else None)
+            if not any(p == parameter and (c is None if condition is None else c is not None and c == condition)
+                       for p, c in self.free):
+                self.free.append((parameter, condition))
             return 1                            # explore on; the parameter is bound later
 
     def parameter(self, value):

@@ -26,8 +26,14 @@ Heuristic (`choose_schedule`): for each block_n in BLOCK_NS, as many stages as f
 output tiles (up to 6); the estimated time is waves of tiles over the SMs (SMS, the H100 SXM's
 132) x block_n x the per-column cost of that width (TILE_COST; 2 stages cost TWO_STAGE_COST);
 the cheapest wins, ties to the wider tile.  Wave quantization decides skinny problems: N = 2112
-in 192-wide tiles is 11 columns of tiles, not 8.25.  `group_m` 8.  `fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "stages": 4,
-"group_m": 4})` overrides any of them.
+in 192-wide tiles is 11 columns of tiles, not 8.25.  When the tiles leave SMs idle (fewer than
+SMS), split-K counts 1..min(32, K tiles) are weighed too: a unit costs its share of K tiles plus
+UNIT_KTILES and, split, SPLIT_KTILES (estimates, not yet measured), times the waves of units;
+the f32 partial tile shares the output tiles' memory, so fewer stages may fit.  `group_m` 8.
+`fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "stages": 4, "group_m": 4,
+"split_k": 8, "split_k_mode": "deterministic"})` overrides any of them; the others are the
+heuristic's choice under those given.  Split-K itself: matmul_kernel.py and
+passes/tma_reduce_store.py.
 """
 from __future__ import annotations
 
@@ -57,7 +63,9 @@ TWO_STAGE_COST = 1.3
 UNIT_KTILES = 2.0
 SPLIT_KTILES = 2.0
 MAX_SPLIT_K = 32
-SPLIT_K_MODES = ("deterministic", "atomic")     # the first is the default
+# The first is the default: atomic measured 1.2-2.2x faster than deterministic on the skinny shapes
+# (tools/results/bench_matmul_skinny_h100.json), whose serialized chain of reduce-adds costs more.
+SPLIT_K_MODES = ("atomic", "deterministic")
 MAX_STAGES = 6
 PRODUCER_REGS, CONSUMER_REGS = 40, 232      # 128 x 40 + 256 x 232 = 64512 of the SM's 65536
 OUTPUT_DTYPES = ("f32", "f16", "bf16")
@@ -76,7 +84,7 @@ class MatmulSchedule:
     stages: int = 3
     group_m: int = 8
     split_k: int = 1                      # work units per output tile, each over a slice of K
-    split_k_mode: str = "deterministic"   # how the splits combine (SPLIT_K_MODES)
+    split_k_mode: str = "atomic"          # how the splits combine (SPLIT_K_MODES)
 
     def out_box_cols(self, dtype: str) -> int:
         """Columns of an output's (or the f32 workspace's) TMA box: one 128-byte swizzle row."""

@@ -6,6 +6,7 @@
 // CHECK: Project passes (usable with -p and inside --pass-pipeline):
 // CHECK-NEXT: fuser-verify-dialects {{ *}}the checks of the fusion and nvasync ops that IRDL cannot state.
 // CHECK-NEXT: fuser-schedule {{ *}}turn each fusion func into kernel IR, by the scheduler that takes it.
+// CHECK-NEXT: fuser-tma-reduce-store {{ *}}rewrite split-K marks into TMA store/reduce-stores and semaphore protocols.
 // CHECK-NEXT: fuser-pipeline-mbarriers {{ *}}derive the mbarrier pipeline of every loop marked `nvasync.pipeline`.
 // CHECK-NEXT: fuser-insert-syncs {{ *}}derive the barriers and bulk-group waits
 // CHECK-NEXT: fuser-insert-proxy-fences {{ *}}fence.proxy.async.shared::cta where generic smem writes feed TMA/wgmma.

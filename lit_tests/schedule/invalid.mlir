@@ -19,9 +19,10 @@ func.func @unknown_scheduler(%x: tensor<64x64xf32>) -> tensor<64x64xf32>
 
 // -----
 
+// A decision the schedule leaves out is the heuristic's; one of the wrong type is an error.
 // expected-error @below {{pointwise schedule needs integer fields stages}}
-func.func @missing_field(%x: tensor<64x64xf32>) -> tensor<64x64xf32>
-    attributes {fusion.fusion, fusion.schedule = {scheduler = "pointwise", rank = 2, box_rows = 8, box_cols = 64, boxes = 1}} {
+func.func @bad_field(%x: tensor<64x64xf32>) -> tensor<64x64xf32>
+    attributes {fusion.fusion, fusion.schedule = {scheduler = "pointwise", rank = 2, box_rows = 8, box_cols = 64, boxes = 1, stages = "two"}} {
   %e = "fusion.unary"(%x) {kind = "exp"} : (tensor<64x64xf32>) -> tensor<64x64xf32>
   return %e : tensor<64x64xf32>
 }
