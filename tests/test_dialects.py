@@ -71,6 +71,8 @@ def build_every_nvasync_op():
         nvasync.BulkCommitOp()
         nvasync.BulkWaitOp(pending=0, read=False)
         nvasync.ReleaseFlagOp(flag, arith.constant(ir.IntegerType.get_signless(32), 1))
+        nvasync.WaitFlagOp(flag, arith.constant(ir.IntegerType.get_signless(32), 1))
+        nvasync.ResetFlagOp(flag, count=2)
         nvasync.BulkWaitOp(pending=0, read=True)
         role = nvasync.WarpRoleOp(first_warp=4, num_warps=4)
         with ir.InsertionPoint(role.body.blocks.append()):
@@ -92,13 +94,16 @@ def test_builders_cover_every_nvasync_op_and_lower_to_ptx(ctx):
     module = build_every_nvasync_op()
     assert module.operation.verify()
     used = {op.split('"')[1] for op in str(module).split() if op.startswith('"nvasync.')}
-    # pipeline_load exists only until fuser-pipeline-mbarriers rewrites it (tests/test_pipelines.py)
-    assert used == {f"nvasync.{op.name}" for op in nvasync.OPS} - {"nvasync.pipeline_load"}
+    # pipeline_load and the split-K marks exist only until fuser-pipeline-mbarriers and
+    # fuser-tma-reduce-store rewrite them (tests/test_pipelines.py, lit_tests/splitk)
+    assert used == {f"nvasync.{op.name}" for op in nvasync.OPS} - {
+        "nvasync.pipeline_load", "nvasync.split_k_store", "nvasync.split_k_wait"}
     first = module.body.operations[0].regions[0].blocks[0].operations[0].regions[0].blocks[0].operations[0]
     assert isinstance(first.opview, nvasync.SmemBufferOp) and first.opview.offset == 0
     ptx = compile_to_ptx(module)["kernels"]
     for instruction in ("cp.reduce.async.bulk.tensor.2d.global.shared::cta.max", "elect.sync",
-                        "red.release.gpu.global.add.s32",
+                        "red.release.gpu.global.add.s32", "ld.acquire.gpu.global.b32",
+                        "atom.relaxed.gpu.global.add.s32",
                         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "setmaxnreg.inc",
                         "bar.warp.sync"):
         assert instruction in ptx
