@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
+from ..dialects.nvasync import SPLIT_K_MODES
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
 from . import FusionSig, TensorSig
@@ -63,9 +64,9 @@ TWO_STAGE_COST = 1.3
 UNIT_KTILES = 2.0
 SPLIT_KTILES = 2.0
 MAX_SPLIT_K = 32
-# The first is the default: atomic measured 1.2-2.2x faster than deterministic on the skinny shapes
+# Atomic measured 1.2-2.2x faster than deterministic on the skinny shapes
 # (tools/results/bench_matmul_skinny_h100.json), whose serialized chain of reduce-adds costs more.
-SPLIT_K_MODES = ("atomic", "deterministic")
+DEFAULT_SPLIT_K_MODE = "atomic"
 MAX_STAGES = 6
 PRODUCER_REGS, CONSUMER_REGS = 40, 232      # 128 x 40 + 256 x 232 = 64512 of the SM's 65536
 OUTPUT_DTYPES = ("f32", "f16", "bf16")
@@ -84,7 +85,7 @@ class MatmulSchedule:
     stages: int = 3
     group_m: int = 8
     split_k: int = 1                      # work units per output tile, each over a slice of K
-    split_k_mode: str = "atomic"          # how the splits combine (SPLIT_K_MODES)
+    split_k_mode: str = DEFAULT_SPLIT_K_MODE  # how the splits combine (SPLIT_K_MODES)
 
     def out_box_cols(self, dtype: str) -> int:
         """Columns of an output's (or the f32 workspace's) TMA box: one 128-byte swizzle row."""
@@ -226,7 +227,7 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
     if not 1 <= fixed.get("split_k", 1) <= MAX_SPLIT_K:
         raise FusionError(f"matmul schedule: split_k in [1, {MAX_SPLIT_K}], got {fixed['split_k']}")
     ktiles = math.ceil(k / BLOCK_K) if k > 0 else 1
-    mode = fixed.get("split_k_mode", SPLIT_K_MODES[0])
+    mode = fixed.get("split_k_mode", DEFAULT_SPLIT_K_MODE)
     candidates = []
     for block_n in ([fixed["block_n"]] if "block_n" in fixed else BLOCK_NS):
         tiles = math.ceil(m / BLOCK_M) * math.ceil(n / block_n) if m > 0 and n > 0 else None
@@ -287,7 +288,7 @@ class _Matmul:
         operands, pairs = fields.pop("operands", None), fields.pop("pairs", None)
         bad = [k for k in _DECISIONS if k in fields and not isinstance(fields[k], int)]
         if bad or set(fields) - set(_DECISIONS) - {"split_k_mode"} \
-                or fields.get("split_k_mode", SPLIT_K_MODES[0]) not in SPLIT_K_MODES:
+                or fields.get("split_k_mode", DEFAULT_SPLIT_K_MODE) not in SPLIT_K_MODES:
             raise FusionError(f"matmul schedule takes integer fields {', '.join(_DECISIONS)} and split_k_mode "
                               f"({' | '.join(SPLIT_K_MODES)}), got {fields}")
         params = choose_schedule(sig, **fields)

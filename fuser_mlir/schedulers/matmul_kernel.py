@@ -216,8 +216,7 @@ class _KernelBuilder:
 
         def values(first, row, col):
             operands = {t: self.operand_pair(t, row, col) for t, kind in self.kinds.items() if kind not in ("a", "b")}
-            sums = [vector.extract(acc, [arith.addi(first, index(e))], [ir.ShapedType.get_dynamic_size()])
-                    for e in range(2)]
+            sums = _elements(acc, first)
             if workspace_row_stride is not None:
                 sums = [arith.addf(a, w) for a, w in zip(sums, self.workspace_pair(row, col, workspace_row_stride))]
             results = []
@@ -230,8 +229,7 @@ class _KernelBuilder:
 
     def partial_values(self, acc):
         """`values` of a split's partial tile: the accumulator elements themselves (f32)."""
-        return lambda first, row, col: [[vector.extract(acc, [arith.addi(first, index(e))],
-                                                        [ir.ShapedType.get_dynamic_size()]) for e in range(2)]]
+        return lambda first, row, col: [_elements(acc, first)]
 
     def workspace_pair(self, row, col, row_stride):
         """The workspace's f32 pair at (row, col), (row, col + 1) (row clamped into M: the workspace
@@ -280,17 +278,16 @@ class _KernelBuilder:
             if s.split_k == 1:
                 m0, n0 = self.tile_origin(unit)
                 acc = self.main_loop(m0, n0, wg_row, None, ktiles)
+                self.epilogue(self.fused_values(acc), s.out_dtypes, self.out_boxes, to_index(m0), to_index(n0),
+                              tid, wg_row)
+                self.store_outputs(issuer, m0, n0)
             else:       # split s of S takes K tiles [s * ktiles / S, (s + 1) * ktiles / S): maybe none
                 tile, split = arith.divui(unit, index(s.split_k)), arith.remui(unit, index(s.split_k))
                 m0, n0 = self.tile_origin(tile)
                 first_ktile = arith.divui(arith.muli(split, ktiles), index(s.split_k))
                 end_ktile = arith.divui(arith.muli(arith.addi(split, index(1)), ktiles), index(s.split_k))
                 acc = self.main_loop(m0, n0, wg_row, first_ktile, arith.subi(end_ktile, first_ktile))
-            m0_, n0_ = to_index(m0), to_index(n0)
-            if s.split_k == 1:
-                self.epilogue(self.fused_values(acc), s.out_dtypes, self.out_boxes, m0_, n0_, tid, wg_row)
-                self.store_outputs(issuer, m0, n0)
-            else:
+                m0_, n0_ = to_index(m0), to_index(n0)
                 flag = gep(self.scratch["flags", "pointer"], arith.index_cast(ir.IntegerType.get_signless(64), tile), "i32")
                 last, rest = if_then_else(arith.cmpi(arith.CmpIPredicate.eq, split, index(s.split_k - 1)))
                 with last:
@@ -317,3 +314,8 @@ class _KernelBuilder:
                 cols = self.s.out_box_cols(dtype)
                 for b, box in enumerate(self.out_boxes[o]):
                     nvasync.TmaStoreOp(self.args[f"output{o}"], box, [m0, arith.addi(n0, i32(b * cols))])
+
+
+def _elements(acc, first):
+    """Accumulator fragment elements first and first + 1 (a dynamic position, folded once unrolled)."""
+    return [vector.extract(acc, [arith.addi(first, index(e))], [ir.ShapedType.get_dynamic_size()]) for e in range(2)]
