@@ -141,7 +141,11 @@ OPS = [
         "[1, 1]` (a static column; r a multiple of 8, static or a value such as a consumer warpgroup's "
         "first row, which only the builder can vouch for): the descriptor's start address then moves "
         "by r rows (whole swizzle atoms) and 32*k bytes inside the atom (the hardware applies the "
-        "swizzle to the final address).  The access is the whole underlying tile.",
+        "swizzle to the final address).  A rank-3 B is N-major (wgmma's transposed B, imm-trans-b: "
+        "from a [K, N] matrix): [N/R, 16, R] with R = `swizzle` bytes of elements, the k-th 16-row "
+        "slice `memref.subview %tile[0, 16k, 0] [N/R, 16, R] [1, 1, 1]` of a tile [N/R, rows, R] of "
+        "N/R column boxes, each laid out as a TMA box of that swizzle writes it.  The access is "
+        "the whole underlying tile.",
         operands=[Operand("a", "memref"), Operand("b", "memref"), Operand("acc", "vector")],
         results=[Operand("result", "vector", same_as="acc")],
         attrs=[Attr("swizzle", "i32", 128), Attr("accumulate", "bool", True)],
@@ -330,36 +334,46 @@ def _check_named_barrier(view):
 
 
 def wgmma_tile(value):
-    """(the smem value a wgmma operand slices, (row, column) element offset of the slice): the
-    source of a `memref.subview` and its offsets (row None when dynamic; column None when dynamic
-    or the subview is not 2-D), else the operand itself at (0, 0)."""
+    """(the smem value a wgmma operand slices, the slice's element offset per dimension): the
+    source of a `memref.subview` and its offsets (None where dynamic), else the operand itself at
+    offset 0."""
     owner = value.owner
     if getattr(owner, "name", None) != "memref.subview":
-        return value, (0, 0)
+        return value, (0,) * _ir().MemRefType(value.type).rank
     offsets = list(_ir().DenseI64ArrayAttr(owner.attributes["static_offsets"]))
-    if len(offsets) != 2:
-        return owner.operands[0], (None, None)
     dynamic = _ir().ShapedType.get_dynamic_stride_or_offset()
     return owner.operands[0], tuple(None if o == dynamic else o for o in offsets)
 
 
 def _wgmma_operand(view, name, swizzle) -> list[str]:
-    """The layout rules of one wgmma operand (K-major, `swizzle`-byte swizzled rows)."""
+    """The layout rules of one wgmma operand: K-major rows `swizzle` bytes apart, or (a rank-3 B)
+    N-major column boxes of `swizzle`-byte rows."""
     ty = getattr(view, name).type
     elem_bytes = ty.element_type.width // 8
     strides, _ = ty.get_strides_and_offset()
     errors = []
-    if strides[1] != 1:
-        errors.append(f"'{name}' must be K-major (unit stride along K), got strides {strides}")
-    elif strides[0] * elem_bytes != swizzle:
-        errors.append(f"'{name}' rows are {strides[0] * elem_bytes} bytes apart, but a {swizzle}-byte "
+    if strides[-1] != 1:
+        major = "N-major (unit stride along N)" if ty.rank == 3 else "K-major (unit stride along K)"
+        errors.append(f"'{name}' must be {major}, got strides {strides}")
+    elif strides[-2] * elem_bytes != swizzle:
+        errors.append(f"'{name}' rows are {strides[-2] * elem_bytes} bytes apart, but a {swizzle}-byte "
                       f"swizzled tile has rows of {swizzle} bytes ({swizzle // elem_bytes} elements): pass "
-                      f"the whole tile's k-th 16-column slice (memref.subview)")
-    tile, (row, column) = wgmma_tile(getattr(view, name))
-    if column is None:
-        errors.append(f"'{name}' is a subview with a dynamic column offset; the k-slice must be static")
-    elif not errors and ((row or 0) % 8 or column % 16):
-        errors.append(f"'{name}' slices its tile at row {row}, column {column}: rows must start at a "
+                      f"the whole tile's k-th 16-{'row' if ty.rank == 3 else 'column'} slice (memref.subview)")
+    elif ty.rank == 3 and (strides[0] * elem_bytes) % (8 * swizzle):
+        errors.append(f"'{name}' column boxes are {strides[0] * elem_bytes} bytes apart; they must be whole "
+                      f"swizzle atoms ({8 * swizzle} bytes)")
+    tile, offsets = wgmma_tile(getattr(view, name))
+    # The k-slice: a static column (K-major) or row (N-major) offset, on a swizzle atom's row.
+    k_offset = offsets[-1] if ty.rank == 2 else offsets[1]
+    rows = offsets[0] if ty.rank == 2 else offsets[1]
+    if k_offset is None or (ty.rank == 3 and None in offsets):
+        errors.append(f"'{name}' is a subview with a dynamic {'offset' if ty.rank == 3 else 'column offset'}; "
+                      "the k-slice must be static")
+    elif not errors and ty.rank == 3 and (offsets[0] or offsets[2] or offsets[1] % 16):
+        errors.append(f"'{name}' slices its tile at {list(offsets)}: an N-major k-slice starts at "
+                      "[0, a multiple of 16, 0]")
+    elif not errors and ty.rank == 2 and ((rows or 0) % 8 or k_offset % 16):
+        errors.append(f"'{name}' slices its tile at row {rows}, column {k_offset}: rows must start at a "
                       "multiple of 8 (a swizzle atom) and columns at a multiple of 16 (a k-step)")
     offset = _buffer_offset(tile)
     if offset is not None and offset % (8 * swizzle):
@@ -380,8 +394,12 @@ def _check_wgmma(view):
         errors.append(f"A and B must both be bf16 or both f16, got {a.element_type} and {b.element_type}")
     if list(a.shape) != [64, 16]:
         errors.append(f"A must be a 64x16 tile, got {list(a.shape)}")
-    n = b.shape[0] if b.rank == 2 else -1
-    if b.rank != 2 or b.shape[1] != 16 or not (8 <= n <= 256 and n % 8 == 0):
+    row = view.swizzle // (b.element_type.width // 8)       # elements in one swizzled row
+    n = b.shape[0] if b.rank == 2 else b.shape[0] * b.shape[2] if b.rank == 3 else -1
+    if b.rank == 3 and (b.shape[1] != 16 or b.shape[2] != row or n > 256):
+        errors.append(f"an N-major B must be [N/{row}, 16, {row}] with N <= 256 ({view.swizzle}-byte rows of "
+                      f"{b.element_type}), got {list(b.shape)}")
+    elif b.rank not in (2, 3) or b.rank == 2 and (b.shape[1] != 16 or not (8 <= n <= 256 and n % 8 == 0)):
         errors.append(f"B must be an Nx16 tile with N a multiple of 8 in [8, 256], got {list(b.shape)}")
     elif acc.rank != 1 or acc.shape[0] != n // 2 or str(acc.element_type) != "f32":
         errors.append(f"the accumulator must be vector<{n // 2}xf32> for N = {n}, got {acc}")

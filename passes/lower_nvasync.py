@@ -356,22 +356,26 @@ class _FunctionLowering:
         nvvm.WgmmaWaitGroupSyncOp(view.pending)
 
     def matrix_descriptor(self, value, swizzle):
-        """The 64-bit wgmma smem descriptor (PTX ISA, "matrix descriptor") of a K-major operand in
-        a `swizzle`-byte swizzled tile: rows `swizzle` bytes apart, 8-row atoms contiguous.
-          bits  0-13  start address >> 4: the operand's first element.  A k-slice (a subview at
-                      column 16k) starts 32k bytes into the atom's first row; the hardware applies
-                      the swizzle XOR to the final addresses, so only the start moves;
-          bits 16-29  leading-dimension byte offset >> 4: unused by swizzled K-major layouts (1);
-          bits 32-45  stride-dimension byte offset >> 4: from one 8-row core-matrix group to the
-                      next along M/N = 8 * swizzle bytes;
+        """The 64-bit wgmma smem descriptor (PTX ISA, "matrix descriptor") of an operand in a
+        `swizzle`-byte swizzled tile: rows `swizzle` bytes apart, 8-row atoms contiguous.
+          bits  0-13  start address >> 4: the operand's first element.  A K-major k-slice (a
+                      subview at column 16k) starts 32k bytes into the atom's first row; the
+                      hardware applies the swizzle XOR to the final addresses, so only the start
+                      moves.  An N-major k-slice (rows 16k..) starts 2 atoms per k-step further;
+          bits 16-29  leading-dimension byte offset >> 4: K-major, unused by swizzled layouts (1);
+                      N-major (a rank-3 view of column boxes), from one box to the next along N;
+          bits 32-45  stride-dimension byte offset >> 4: from one 8-row atom to the next = 8 *
+                      swizzle bytes (along M/N when K-major, along K when N-major);
           bits 49-51  base offset: 0, since tiles start on an atom (8 * swizzle bytes: the verifier
-                      checks) and a k-slice moves only address bits below bit 7;
+                      checks) and a k-slice moves the start by whole atoms or below bit 7;
           bits 62-63  swizzle mode: 1 = 128 B, 2 = 64 B, 3 = 32 B."""
         i64 = ir.IntegerType.get_signless(64)
+        ty = ir.MemRefType(value.type)
         address = llvm.ptrtoint(i64, self.smem_pointer(value))
         start = arith.shrui(arith.andi(address, arith.constant(i64, 0x3FFFF)), arith.constant(i64, 4))
         stride_bytes = 8 * swizzle          # 8 rows of one swizzle atom
-        fixed = (1 << 16) | ((stride_bytes >> 4) << 32) | (_SWIZZLE_MODE[swizzle] << 62)
+        leading = ty.get_strides_and_offset()[0][0] * (ty.element_type.width // 8) >> 4 if ty.rank == 3 else 1
+        fixed = (leading << 16) | ((stride_bytes >> 4) << 32) | (_SWIZZLE_MODE[swizzle] << 62)
         return arith.ori(start, arith.constant(i64, fixed - (1 << 64) if fixed >= 1 << 63 else fixed))
 
     def _wgmma(self, view):
@@ -383,7 +387,9 @@ class _FunctionLowering:
         for i in range(count):
             packed = llvm.insertvalue(packed, vector.extract(view.acc, [], [i]), [i])
         elem = str(ir.MemRefType(view.a.type).element_type)
-        n = ir.MemRefType(view.b.type).shape[0]
+        b_type = ir.MemRefType(view.b.type)
+        n_major = b_type.rank == 3               # wgmma's transposed B (imm-trans-b = 1)
+        n = b_type.shape[0] * b_type.shape[2] if n_major else b_type.shape[0]
         parse = ir.Attribute.parse
         mma = nvvm.WgmmaMmaAsyncOp(
             struct, packed,
@@ -393,7 +399,7 @@ class _FunctionLowering:
             parse("#nvvm.wgmma_type<f32>"),
             parse(f"#nvvm.wgmma_scale_out<{'one' if view.accumulate else 'zero'}>"),
             parse("#nvvm.wgmma_scale_in<one>"), parse("#nvvm.wgmma_scale_in<one>"),
-            parse("#nvvm.mma_layout<row>"), parse("#nvvm.mma_layout<col>"))
+            parse("#nvvm.mma_layout<row>"), parse(f"#nvvm.mma_layout<{'row' if n_major else 'col'}>"))
         result = arith.constant(acc_ty, ir.DenseElementsAttr.get_splat(acc_ty, ir.FloatAttr.get(f32, 0.0)))
         for i in range(count):
             result = vector.insert(llvm.extractvalue(f32, mma.result, [i]), result, [], [i])

@@ -68,9 +68,11 @@ def test_schedule_override_and_its_checks():
 
 
 @pytest.mark.parametrize("case,message", [
-    ("kn", "b is [K, N]"),
+    ("kn", None),
+    ("kn_n_odd", "pad N to a multiple of 8, or pass B as [N, K] rows"),
     ("k_odd", "pad K to a multiple of 8"),
-    ("w_strided", "w is not contiguous"),
+    ("w_strided", "w [256, 128] has strides [2, 512]"),
+    ("w_transposed", None),
     ("bias_2d_bad", "epilogue input 2 of shape"),
     ("f32_out_ok", None),
 ])
@@ -78,19 +80,23 @@ def test_what_the_kernel_cannot_take_is_named(case, message):
     with FusionDefinition() as fd:
         x = fd.define_tensor([-1] * (3 if case == "bias_2d_bad" else 2), BF16)
         w = fd.define_tensor([-1, -1], BF16)
-        if case == "kn":
+        if case.startswith("kn"):
             fd.add_output(fd.ops.matmul(x, w))
-            inputs = meta((64, 128), (128, 256))
+            inputs = meta((64, 128), (128, 260 if case == "kn_n_odd" else 256))
         else:
             b = fd.define_tensor([-1, -1], BF16)
             fd.add_output(fd.ops.cast(fd.ops.add(fd.ops.linear(x, w), b), DataType.Float))
             k = 100 if case == "k_odd" else 128
             inputs = meta((2, 64, k) if case == "bias_2d_bad" else (64, k), (256, k), (64, 256))
-            if case == "w_strided":
+            if case == "w_strided":      # every other column of a [K, 2N] matrix, transposed
+                inputs[1] = torch.empty((128, 512), dtype=torch.bfloat16, device="meta")[:, ::2].t()
+            if case == "w_transposed":   # the transpose of a row-major [K, N]: read as b [K, N]
                 inputs[1] = torch.empty((128, 256), dtype=torch.bfloat16, device="meta").t()
     sig = input_signature(fd, inputs)
     if message is None:
-        assert choose(sig, None)[0].name == "matmul"
+        scheduler, params = choose(sig, None)
+        assert scheduler.name == "matmul"
+        assert params.operands[1] == ("b_kn" if case in ("kn", "w_transposed") else "b"), params
         return
     with pytest.raises(FusionError, match=message.replace("[", r"\[")):
         choose(sig, None)
@@ -108,6 +114,27 @@ def test_kernel_assembles_with_derived_epilogue_protocol(private_cache):
     assert compiled.artifact.cubin, "ptxas produced no cubin"
     assert compiled.artifact.meta["block"] == [384, 1, 1]
     assert f"wgmma.mma_async.sync.aligned.m64n{compiled.params.block_n}k16.f32.bf16.bf16" in compiled.ptx
+
+
+@pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
+def test_kn_kernel_reads_column_boxes_into_transposed_wgmma(private_cache):
+    """b [K, N]: block_n / 64 TMA loads of [64, 64] boxes per stage, one expect-tx for all of them,
+    wgmma with imm-trans-b = 1."""
+    with FusionDefinition() as fd:
+        a, b = fd.define_tensor([-1, -1], BF16), fd.define_tensor([-1, -1], BF16)
+        fd.add_output(fd.ops.matmul(a, b))
+    compiled = fd.compile(meta((300, 512), (512, 768)), schedule={"scheduler": "matmul", "block_n": 192, "split_k": 1})
+    assert compiled.params.operands == ("a", "b_kn")
+    params = compiled.artifact.meta["params"]
+    assert params[1]["box"] == [64, 64] and params[1]["swizzle"] == 128
+    ir_text = compiled.kernel_ir
+    # per stage: A's box (128 x 64) and B's three column boxes (64 x 64) = 16384 + 3 x 8192 bytes
+    assert ir_text.count('"nvasync.mbarrier_arrive_expect_tx"') >= 2 and "bytes = 24576" in ir_text \
+        and "bytes = 16384" in ir_text, "expect-tx per role: A 16384, B 3 x 8192"
+    assert "m64n192k16.f32.bf16.bf16" in compiled.ptx
+    wgmma = [line for line in compiled.ptx.splitlines() if "wgmma.mma_async" in line]
+    assert wgmma and all(line.replace(" ", "").endswith("p,1,1,0,1;") for line in wgmma), wgmma[:1]
+    assert compiled.artifact.cubin, "ptxas produced no cubin"
 
 
 def plain_linear():

@@ -1,9 +1,11 @@
 """The matmul scheduler: one `fusion.matmul` and its pointwise epilogue; decisions in plain Python
 (the GPU machine runs this too); the kernel it builds is `matmul_kernel.py`.
 
-The kernel.  C[M, N] = epilogue(A[M, K] @ B^T) with B given [N, K] (fd.ops.linear's weight: the
-layout wgmma reads, both operands K-major), a's leading batch dims folded into M.  b as [K, N]
-(fd.ops.matmul) needs wgmma's transposed-B operand, not built yet: it is declined with the fix.  A persistent grid walks output tiles
+The kernel.  C[M, N] = epilogue(A[M, K] @ B) with a's leading batch dims folded into M and B in
+either layout, each read in place: [N, K] rows (operand kind `b`: fd.ops.linear's weight, or a
+transposed view of a [K, N] matrix) feed wgmma's K-major B; [K, N] rows (`b_kn`: fd.ops.matmul's
+b, or a transposed view of an [N, K] weight) are loaded as block_n / 64 boxes of [64 k, 64 n] and
+feed wgmma's transposed (N-major) B.  A persistent grid walks output tiles
 of BLOCK_M x block_n in grouped order (`group_m` tile rows per group, so the A and B tiles a wave
 of CTAs reads stay in L2); per tile a K loop of BLOCK_K-wide steps, warp-specialized: a producer
 warpgroup (added by fuser-pipeline-mbarriers) TMA-loads A and B (128-byte swizzle) into `stages`
@@ -70,7 +72,8 @@ DEFAULT_SPLIT_K_MODE = "atomic"
 MAX_STAGES = 6
 PRODUCER_REGS, CONSUMER_REGS = 40, 232      # 128 x 40 + 256 x 232 = 64512 of the SM's 65536
 OUTPUT_DTYPES = ("f32", "f16", "bf16")
-OPERAND_KINDS = ("a", "b", "full", "col", "row", "one", "value")
+MATMUL_OPERANDS = ("a", "b", "b_kn")   # a [M, K]; b as [N, K] or as [K, N] rows
+OPERAND_KINDS = MATMUL_OPERANDS + ("full", "col", "row", "one", "value")
 SWIZZLE = 128
 
 
@@ -88,7 +91,8 @@ class MatmulSchedule:
     split_k_mode: str = DEFAULT_SPLIT_K_MODE  # how the splits combine (SPLIT_K_MODES)
 
     def out_box_cols(self, dtype: str) -> int:
-        """Columns of an output's (or the f32 workspace's) TMA box: one 128-byte swizzle row."""
+        """Columns of a TMA box of one 128-byte swizzle row: an output's, the f32 workspace's, or
+        (for b given [K, N]) B's."""
         return SWIZZLE // DataType(dtype).itemsize
 
     @property
@@ -118,6 +122,9 @@ class MatmulSchedule:
             elif kind == "b":
                 params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype, "box": [self.block_n, BLOCK_K],
                                "swizzle": SWIZZLE})
+            elif kind == "b_kn":
+                params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype,
+                               "box": [BLOCK_K, self.out_box_cols(dtype)], "swizzle": SWIZZLE})
             elif kind == "value":
                 params.append({"kind": "value", "tensor": tensor, "dtype": dtype})
             else:
@@ -197,12 +204,14 @@ def matmul_reason(sig: FusionSig) -> str | None:
                 f"multiple of {16 // itemsize} (with zeros)")
     if a.strides is not None:
         return f"input a is not contiguous (strides {list(a.strides)}): pass a.contiguous()"
-    if not mm.transpose_b:
-        return ("b is [K, N]: the kernel reads B as [N, K] rows (wgmma's K-major operand); the transposed "
-                "operand is not built yet: use fd.ops.linear(a, w) with w = b.t().contiguous()")
-    if b.strides is not None:
-        return f"w is not contiguous (strides {list(b.strides)}): pass w.contiguous()"
+    name = "w" if mm.transpose_b else "b"
+    if b_kind(sig) is None:
+        return (f"{name} {list(b.shape)} has strides {list(b.strides)}: the kernel reads row-major "
+                f"{name} or its transpose's row-major data; pass {name}.contiguous()")
     n = out[-1]
+    if b_kind(sig) == "b_kn" and n > 0 and n * itemsize % 16:
+        return (f"N = {n}: B is read as [K, N] rows of {n * itemsize} bytes, TMA needs a multiple of 16; "
+                f"pad N to a multiple of {16 // itemsize}, or pass B as [N, K] rows")
     for o in sig.outputs:
         if n > 0 and n * o.dtype.itemsize % 16:
             return (f"N = {n}: output rows of {o.dtype.value} are {n * o.dtype.itemsize} bytes, TMA stores "
@@ -216,6 +225,19 @@ def matmul_reason(sig: FusionSig) -> str | None:
                     f"a scalar against the output {list(out)}")
         if kind != "value" and (t.strides is not None or not t.aligned):
             return f"epilogue input {j} must be contiguous and 16-byte aligned"
+    return None
+
+
+def b_kind(sig: FusionSig) -> str | None:
+    """How the kernel reads the matmul's b: `b` ([N, K] rows), `b_kn` ([K, N] rows), None (neither).
+    A transposed view of a row-major matrix (strides (1, rows)) is the other layout's rows."""
+    mm = sig.matmuls[0]
+    b = sig.inputs[mm.b]
+    given = "b" if mm.transpose_b else "b_kn"
+    if b.strides is None:
+        return given
+    if len(b.shape) == 2 and tuple(b.strides) == (1, b.shape[0]):
+        return "b_kn" if given == "b" else "b"
     return None
 
 
@@ -255,7 +277,7 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
 
 def _operand_kinds(sig: FusionSig) -> tuple[str, ...]:
     mm = sig.matmuls[0]
-    return tuple("a" if j == mm.a else "b" if j == mm.b else operand_kind(t, sig.outputs[0].shape)
+    return tuple("a" if j == mm.a else b_kind(sig) if j == mm.b else operand_kind(t, sig.outputs[0].shape)
                  for j, t in enumerate(sig.inputs))
 
 
@@ -295,7 +317,9 @@ class _Matmul:
         if operands is not None:
             kinds = tuple(str(operands).split(","))
             if len(kinds) != len(sig.inputs) or any(k not in OPERAND_KINDS for k in kinds) \
-                    or any((k in ("a", "b")) != (j in (sig.matmuls[0].a, sig.matmuls[0].b)) for j, k in enumerate(kinds)):
+                    or any(k != "a" for j, k in enumerate(kinds) if j == sig.matmuls[0].a) \
+                    or any(k not in ("b", "b_kn") for j, k in enumerate(kinds) if j == sig.matmuls[0].b) \
+                    or any(k in MATMUL_OPERANDS for j, k in enumerate(kinds) if j not in (sig.matmuls[0].a, sig.matmuls[0].b)):
                 raise FusionError(f"matmul schedule: operands = {operands!r} does not describe these "
                                   f"{len(sig.inputs)} inputs (kinds: {', '.join(OPERAND_KINDS)})")
             params = replace(params, operands=kinds)
@@ -331,6 +355,8 @@ class _Matmul:
                 views[f"input{j}"] = (m, k)
             elif kind == "b":
                 views[f"input{j}"] = (n, k)
+            elif kind == "b_kn":
+                views[f"input{j}"] = (k, n)
         views.update({f"output{j}": (m, n) for j in range(len(sig.outputs))})
         return {"views": views, "tiles": tiles * params.split_k, "scalars": {"m": m, "n": n, "k": k},
                 "scratch": scratch}

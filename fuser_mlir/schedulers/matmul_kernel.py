@@ -7,8 +7,10 @@ warpgroup), for the tiles t = blockIdx.x + i * gridDim.x in grouped order:
         (m0, n0) = the tile's origin
         acc = for kt in [0, ceil(K / 64)) iter_args(acc = 0) {nvasync.pipeline = {warp_specialized}}:
             pipeline_load A[m0 : m0+128, 64 kt : +64]     (role "a")
-            pipeline_load B[n0 : n0+block_n, 64 kt : +64] (role "b")
-            4 x wgmma(A rows [64 wg, +64) k-slice j, B k-slice j, acc)     (wg: the consumer warpgroup)
+            pipeline_load B[n0 : n0+block_n, 64 kt : +64] (role "b"; b given [K, N]: block_n / 64
+                loads of B[64 kt : +64, n0 + 64 c : +64] into the column boxes c of one tile)
+            4 x wgmma(A rows [64 wg, +64) k-slice j, B k-slice j, acc)     (wg: the consumer warpgroup;
+                the [K, N] tile's k-slice is N-major: wgmma's transposed B)
         per fragment pair: the epilogue (kernel.body on the accumulator and loaded operands)
             -> the output tiles in shared memory, 128-byte swizzled
         elected thread: TMA-store every output box of the tile
@@ -47,7 +49,7 @@ from ..kernel.builders import (elected_lane_of_warp0, gep, i32, if_then, if_then
                                kernel_func, load_global, memory_type, smem_type, store_global, to_i32, to_i64,
                                to_index)
 from ..frontend.dtypes import DataType
-from .matmul import BLOCK_K, BLOCK_M, CONSUMERS, CONSUMER_REGS, PRODUCER_REGS, MatmulSchedule
+from .matmul import BLOCK_K, BLOCK_M, CONSUMERS, CONSUMER_REGS, MATMUL_OPERANDS, PRODUCER_REGS, MatmulSchedule
 
 WGMMA_K = 16
 
@@ -74,7 +76,7 @@ class _KernelBuilder:
         self.dtypes = {f"input{j}": d for j, d in enumerate(schedule.in_dtypes)}
         self.m, self.n, self.k = (to_index(a) for p, a in zip(params, args) if p["kind"] == "scalar")
         self.a_map = next(by_tensor[t] for t, k in self.kinds.items() if k == "a")
-        self.b_map = next(by_tensor[t] for t, k in self.kinds.items() if k == "b")
+        self.b_map, self.b_kind = next((by_tensor[t], k) for t, k in self.kinds.items() if k in ("b", "b_kn"))
         self.matmul = next(op for op in func_op.regions[0].blocks[0].operations if op.operation.name == "fusion.matmul")
 
     # --- shared memory (one stage of A and B: fuser-pipeline-mbarriers makes the stage copies) ---
@@ -84,7 +86,15 @@ class _KernelBuilder:
         itemsize = DataType(dtype).itemsize
         self.a_tile = nvasync.SmemBufferOp(smem_type([BLOCK_M, BLOCK_K], dtype), offset=0).buffer
         offset = BLOCK_M * BLOCK_K * itemsize
-        self.b_tile = nvasync.SmemBufferOp(smem_type([s.block_n, BLOCK_K], dtype), offset=offset).buffer
+        if self.b_kind == "b":
+            self.b_tile = nvasync.SmemBufferOp(smem_type([s.block_n, BLOCK_K], dtype), offset=offset).buffer
+        else:   # column boxes of [BLOCK_K, cols], loaded one by one; the tile views all of them
+            cols = s.out_box_cols(dtype)
+            self.b_tile = nvasync.SmemBufferOp(smem_type([s.block_n // cols, BLOCK_K, cols], dtype),
+                                               offset=offset).buffer
+            self.b_boxes = [nvasync.SmemBufferOp(smem_type([BLOCK_K, cols], dtype),
+                                                 offset=offset + c * BLOCK_K * cols * itemsize).buffer
+                            for c in range(s.block_n // cols)]
         offset += s.block_n * BLOCK_K * itemsize
         self.out_boxes = self.boxes(s.out_dtypes, offset)      # per output: its boxes of [BLOCK_M, box_cols]
         # A split's f32 partial tile shares the memory of the output tiles (a tile writes one of them).
@@ -131,11 +141,20 @@ class _KernelBuilder:
             kt = loop.induction_variable if first_ktile is None else arith.addi(first_ktile, loop.induction_variable)
             kx = arith.muli(to_i32(kt), i32(BLOCK_K))
             nvasync.PipelineLoadOp(self.a_map, self.a_tile, [m0, kx], role="a")
-            nvasync.PipelineLoadOp(self.b_map, self.b_tile, [n0, kx], role="b")
+            if self.b_kind == "b":
+                nvasync.PipelineLoadOp(self.b_map, self.b_tile, [n0, kx], role="b")
+            else:
+                cols = s.out_box_cols(s.dtype)
+                for c, box in enumerate(self.b_boxes):
+                    nvasync.PipelineLoadOp(self.b_map, box, [kx, arith.addi(n0, i32(c * cols))], role="b")
             acc = loop.inner_iter_args[0]
             for j in range(BLOCK_K // WGMMA_K):
                 a = memref.subview(self.a_tile, [wg_row, WGMMA_K * j], [64, WGMMA_K], [1, 1])
-                b = memref.subview(self.b_tile, [0, WGMMA_K * j], [s.block_n, WGMMA_K], [1, 1])
+                if self.b_kind == "b":
+                    b = memref.subview(self.b_tile, [0, WGMMA_K * j], [s.block_n, WGMMA_K], [1, 1])
+                else:     # the k-slice of every column box: wgmma's N-major B
+                    boxes, _, cols = ir.MemRefType(self.b_tile.type).shape
+                    b = memref.subview(self.b_tile, [0, WGMMA_K * j, 0], [boxes, WGMMA_K, cols], [1, 1, 1])
                 acc = nvasync.WgmmaOp(acc.type, a, b, acc, swizzle=128, accumulate=True).result
             scf.YieldOp([acc])
         return loop.results[0]
@@ -215,7 +234,7 @@ class _KernelBuilder:
         args = list(self.func.regions[0].blocks[0].arguments)
 
         def values(first, row, col):
-            operands = {t: self.operand_pair(t, row, col) for t, kind in self.kinds.items() if kind not in ("a", "b")}
+            operands = {t: self.operand_pair(t, row, col) for t, kind in self.kinds.items() if kind not in MATMUL_OPERANDS}
             sums = _elements(acc, first)
             if workspace_row_stride is not None:
                 sums = [arith.addf(a, w) for a, w in zip(sums, self.workspace_pair(row, col, workspace_row_stride))]

@@ -2,7 +2,8 @@
 // run by fuser-verify-dialects right after parsing) is reported at the offending op.
 // Layout rules: an operand is K-major with rows `swizzle` bytes apart -- a whole tile one k-step
 // wide, or the k-th 16-column slice of a wider tile (memref.subview at a static column 16k and a
-// row that is a multiple of 8); its tile starts on a swizzle atom (8 x swizzle bytes).
+// row that is a multiple of 8); its tile starts on a swizzle atom (8 x swizzle bytes).  An
+// N-major B (rank 3) is [N/R, 16, R] with R elements per swizzled row, sliced at [0, 16k, 0].
 // RUN: fuser-opt %s --split-input-file --verify-diagnostics
 
 // -----
@@ -215,3 +216,28 @@ func.func @wgmma_wait_pending() {
   return
 }
 
+
+// -----
+!t = memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+func.func @wgmma_n_major_narrow(%acc: vector<32xf32>) {
+  %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x16xbf16, #gpu.address_space<workgroup>>
+  %b = "nvasync.smem_buffer"() {offset = 8192 : i64} : () -> !t
+  %s = memref.subview %b[0, 0, 0] [2, 16, 32] [1, 1, 1] : !t to memref<2x16x32xbf16, strided<[4096, 64, 1]>, #gpu.address_space<workgroup>>
+  // expected-error @below {{an N-major B must be [N/64, 16, 64] with N <= 256 (128-byte rows of bf16), got [2, 16, 32]}}
+  %r = "nvasync.wgmma"(%a, %s, %acc) {swizzle = 128 : i32, accumulate = true} : (memref<64x16xbf16, #gpu.address_space<workgroup>>, memref<2x16x32xbf16, strided<[4096, 64, 1]>, #gpu.address_space<workgroup>>, vector<32xf32>) -> vector<32xf32>
+  return
+}
+
+// -----
+!t = memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+!s = memref<2x16x64xbf16, strided<[4096, 64, 1], offset: 512>, #gpu.address_space<workgroup>>
+!a0 = memref<64x16xbf16, strided<[64, 1]>, #gpu.address_space<workgroup>>
+func.func @wgmma_n_major_k_offset(%acc: vector<64xf32>) {
+  %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x64xbf16, #gpu.address_space<workgroup>>
+  %a0 = memref.subview %a[0, 0] [64, 16] [1, 1] : memref<64x64xbf16, #gpu.address_space<workgroup>> to !a0
+  %b = "nvasync.smem_buffer"() {offset = 8192 : i64} : () -> !t
+  %s = memref.subview %b[0, 8, 0] [2, 16, 64] [1, 1, 1] : !t to !s
+  // expected-error @below {{'b' slices its tile at [0, 8, 0]: an N-major k-slice starts at [0, a multiple of 16, 0]}}
+  %r = "nvasync.wgmma"(%a0, %s, %acc) {swizzle = 128 : i32, accumulate = true} : (!a0, !s, vector<64xf32>) -> vector<64xf32>
+  return
+}

@@ -1,6 +1,7 @@
 """The matmul scheduler on the H100 against torch in float64: fresh random normal inputs,
 NaN-poisoned outputs, ragged M, N and K (M = 1, K below one tile, tails in every dim, batch dims
-folded into M, more tiles than SMs), B as w [N, K] (linear), bf16 and f16, and every epilogue kind: bias [N], per-row
+folded into M, more tiles than SMs), both B layouts (w [N, K] of linear, b [K, N] of matmul, and
+transposed views of each, which read as the other layout), bf16 and f16, and every epilogue kind: bias [N], per-row
 scale [M, 1], full residual and gate [M, N], a scalar input, activations, a cast to f32, and
 several outputs; split-K in both modes (split counts 2, 3, 8, more splits than K tiles; reused
 workspace over repeated launches; deterministic mode bitwise equal over 20 launches).
@@ -27,15 +28,16 @@ RTOL = {BF16: 2 ** -7, F16: 2 ** -10, DataType.Float: 2 ** -16}
 ATOL = 2 ** -12
 
 
-def linear(dtype, epilogue, extra=()):
-    """x [.., M, K] @ w [N, K]^T, then `epilogue(fd, y, *extra_inputs)` adds the outputs; `extra`:
-    (rank, dtype) of further tensor inputs, or "scalar" for a define_scalar."""
+def linear(dtype, epilogue, extra=(), op="linear"):
+    """x [.., M, K] @ w [N, K]^T (op "linear"; "matmul": x @ b [K, N]), then `epilogue(fd, y,
+    *extra_inputs)` adds the outputs; `extra`: (rank, dtype) of further tensor inputs, or "scalar"
+    for a define_scalar."""
     with FusionDefinition() as fd:
         x = fd.define_tensor([-1, -1], dtype)
         w = fd.define_tensor([-1, -1], dtype)
         more = [fd.define_scalar(DataType.Float) if e == "scalar" else fd.define_tensor([-1] * e, dtype)
                 for e in extra]
-        epilogue(fd, fd.ops.linear(x, w), *more)
+        epilogue(fd, getattr(fd.ops, op)(x, w), *more)
     return fd
 
 
@@ -65,8 +67,12 @@ def randn(shape, dtype, device):
     return torch.randn(shape, dtype=torch_dtype(dtype), device=device)
 
 
-def linear_inputs(kind, dtype, m, n, k, device):
+def linear_inputs(kind, dtype, m, n, k, device, b_layout="nk"):
+    """Inputs of `linear` (b_layout "nk": w [N, K]; "kn^T": w as the transposed view of a [K, N]
+    matrix) or of its matmul form ("kn": b [K, N]; "nk^T": b as the transposed view of [N, K])."""
     extra, _ = EPILOGUES[kind]
+    b = {"nk": lambda: randn((n, k), dtype, device), "kn": lambda: randn((k, n), dtype, device),
+         "kn^T": lambda: randn((k, n), dtype, device).t(), "nk^T": lambda: randn((n, k), dtype, device).t()}[b_layout]()
     more = []
     for e in extra:
         if e == "scalar":
@@ -75,7 +81,7 @@ def linear_inputs(kind, dtype, m, n, k, device):
             more.append(randn((m, 1), dtype, device))
         else:
             more.append(randn((n,) if e == 1 else (m, n), dtype, device))
-    return [randn((m, k), dtype, device), randn((n, k), dtype, device), *more]
+    return [randn((m, k), dtype, device), b, *more]
 
 
 SHAPES = {"m1": (1, 256, 64), "ktail": (200, 136, 40), "ragged": (333, 264, 200), "waves": (2048, 2304, 512)}
@@ -104,6 +110,21 @@ for mode in ("deterministic", "atomic"):
         CASES.append((f"splitk-{mode}-s{splits}-{kind}", lambda e=epilogue, x=extra: linear(BF16, e, x),
                       lambda dev, kd=kind, s=(m, n, k): linear_inputs(kd, BF16, *s, dev),
                       {"scheduler": "matmul", "split_k": splits, "split_k_mode": mode}))
+# b given [K, N] (wgmma's transposed B), and transposed views read as the other layout.
+for name, kind, dtype, layout, (m, n, k), schedule in [
+        ("kn-plain-bf16-m1", "plain", BF16, "kn", SHAPES["m1"], None),
+        ("kn-plain-f16-ktail", "plain", F16, "kn", SHAPES["ktail"], None),
+        ("kn-bias-gelu-bf16-ragged", "bias-gelu", BF16, "kn", SHAPES["ragged"], None),
+        ("kn-two-outputs-bf16-waves", "two-outputs", BF16, "kn", SHAPES["waves"], None),
+        ("kn-plain-bf16-bn192", "plain", BF16, "kn", SHAPES["ragged"], {"scheduler": "matmul", "block_n": 192}),
+        ("kn-splitk-atomic-s3-silu-gate", "silu-gate", BF16, "kn", (200, 136, 1000),
+         {"scheduler": "matmul", "split_k": 3, "split_k_mode": "atomic"}),
+        ("nkT-plain-bf16-ragged", "plain", BF16, "nk^T", SHAPES["ragged"], None),
+        ("linear-knT-row-scale-bf16-ragged", "row-scale", BF16, "kn^T", SHAPES["ragged"], None)]:
+    extra, epilogue = EPILOGUES[kind]
+    op = "linear" if layout in ("nk", "kn^T") else "matmul"
+    CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
+                  lambda dev, kd=kind, d=dtype, s=(m, n, k), bl=layout: linear_inputs(kd, d, *s, dev, bl), schedule))
 CASES.append(("splitk-heuristic-plain", lambda: linear(BF16, EPILOGUES["plain"][1]),
               lambda dev: linear_inputs("plain", BF16, 64, 1024, 16384, dev), None))
 BY_NAME = {c[0]: c for c in CASES}
