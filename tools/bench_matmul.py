@@ -7,7 +7,8 @@ on random normal bf16 inputs (never zeros: power draw changes the clock), as use
 function.  TFLOP/s = 2 M N K / median time.
 
 Plain GEMM (`y = x @ w^T`, x [M, K], w [N, K]): 4096^3, 8192^3 and the LLM shapes
-M in {1024, 4096, 8192} x (N, K) in {(10240, 8192), (28672, 8192), (8192, 28672), (2112, 7168)}.
+M in {1024, 4096, 8192} x (N, K) in {(10240, 8192), (28672, 8192), (8192, 28672), (2112, 7168)};
+with b given [K, N] (`fd.ops.matmul(a, b)` vs `a @ b`, wgmma's transposed B) at KN_SHAPES.
 `--variants` also times the plain GEMM with each tile width forced (schedule={"block_n": ...}):
 the measurements behind the heuristic's TILE_COST (fuser_mlir/schedulers/matmul.py).
 Skinny GEMMs (`--skinny`: M in {16, 64, 128} x (N, K) in {(2112, 7168), (1024, 16384), (2048, 32768),
@@ -36,6 +37,7 @@ from fuser_mlir.schedulers.matmul import BLOCK_NS
 
 PLAIN_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192)] + [
     (m, n, k) for m in (1024, 4096, 8192) for n, k in ((10240, 8192), (28672, 8192), (8192, 28672), (2112, 7168))]
+KN_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 28672, 8192), (4096, 8192, 28672)]
 EPILOGUE_SHAPES = [(4096, 4096, 4096), (8192, 10240, 8192)]
 SKINNY_SHAPES = [(m, n, k) for m in (16, 64, 128) for n, k in ((2112, 7168), (1024, 16384), (2048, 32768), (7168, 16384))]
 F = torch.nn.functional
@@ -49,9 +51,18 @@ def _linear(epilogue, extra_ranks):
     return fd
 
 
+def _matmul_kn():
+    with FusionDefinition() as fd:
+        a, b = fd.define_tensor([-1, -1], DataType.BFloat16), fd.define_tensor([-1, -1], DataType.BFloat16)
+        fd.add_output(fd.ops.matmul(a, b))
+    return fd
+
+
+KN = "plain b[K,N]"
 FUSIONS = {
     # name: (definition, eager equivalent, extra input shapes (M, N) -> shapes)
     "plain": (lambda: _linear(lambda o, y: y, ()), lambda x, w: x @ w.t(), lambda m, n: []),
+    KN: (_matmul_kn, lambda a, b: a @ b, lambda m, n: []),
     "bias+gelu": (lambda: _linear(lambda o, y, b: o.gelu(o.add(y, b)), (1,)),
                   lambda x, w, b: F.gelu(F.linear(x, w, b)), lambda m, n: [(n,)]),
     "silu(y)*gate": (lambda: _linear(lambda o, y, g: o.mul(o.silu(y), g), (2,)),
@@ -62,13 +73,14 @@ FUSIONS = {
 
 
 def inputs(name, m, n, k, device):
-    shapes = [(m, k), (n, k)] + FUSIONS[name][2](m, n)
+    shapes = [(m, k), (k, n) if name == KN else (n, k)] + FUSIONS[name][2](m, n)
     return [torch.randn(s, dtype=torch.bfloat16, device=device) for s in shapes]
 
 
 def cases():
     yield from (("plain", s) for s in PLAIN_SHAPES)
-    yield from ((name, s) for name in FUSIONS if name != "plain" for s in EPILOGUE_SHAPES)
+    yield from ((KN, s) for s in KN_SHAPES)
+    yield from ((name, s) for name in FUSIONS if name not in ("plain", KN) for s in EPILOGUE_SHAPES)
 
 
 def variant(block_n):
@@ -122,27 +134,34 @@ def main():
     parser = bench_arguments(__doc__)
     parser.add_argument("--variants", action="store_true", help="also time each tile width of the plain GEMM")
     parser.add_argument("--skinny", action="store_true", help="only the skinny (split-K) table")
+    parser.add_argument("--fusions", help=f"only these rows, comma-separated, of: {', '.join(FUSIONS)} "
+                                          "(no skinny table)")
     args = parser.parse_args()
+    only = set(args.fusions.split(",")) if args.fusions else None
+    if only and only - set(FUSIONS):
+        parser.error(f"unknown fusions {sorted(only - set(FUSIONS))}")
+    rows = [(name, shape) for name, shape in cases() if only is None or name in only]
     fds = {name: spec[0]() for name, spec in FUSIONS.items()}
     if args.build:
-        for m, n, k in SKINNY_SHAPES:
+        for m, n, k in SKINNY_SHAPES if only is None else ():
             for s in skinny_variants(fds["plain"], m, n, k).values():
                 fds["plain"].compile(inputs("plain", m, n, k, "meta"), schedule=s)
             print("built skinny", m, n, k, flush=True)
         if args.skinny:
             return
-        for name, (m, n, k) in cases():
+        for name, (m, n, k) in rows:
             fds[name].compile(inputs(name, m, n, k, "meta"))
             print("built", name, m, n, k, flush=True)
         for block_n in BLOCK_NS:
             fds["plain"].compile(inputs("plain", *PLAIN_SHAPES[0], "meta"), schedule=variant(block_n))
         return
     results = {"device": torch.cuda.get_device_name(), "rows": []}
-    skinny(fds["plain"], results)
+    if only is None:
+        skinny(fds["plain"], results)
     if args.skinny:
         save(results, args.json)
         return
-    for name, (m, n, k) in cases():
+    for name, (m, n, k) in rows:
         fd, eager = fds[name], FUSIONS[name][1]
         xs = inputs(name, m, n, k, "cuda")
         ours = fd.execute(xs)[0]
@@ -152,9 +171,9 @@ def main():
                "schedule": dict(vars(fd.compile(xs).params))}
         flops = 2 * m * n * k
         timed = {"fuser_mlir": lambda: fd.execute(xs), "torch_eager": lambda: eager(*xs)}
-        if name == "plain":
+        if name in ("plain", KN):
             timed["cublas"] = timed.pop("torch_eager")
-            if args.variants:
+            if args.variants and name == "plain":
                 for block_n in BLOCK_NS:
                     timed[f"block_n={block_n}"] = lambda v=variant(block_n): fd.execute(xs, schedule=v)
         else:
@@ -166,7 +185,7 @@ def main():
             for system, fn in timed.items():
                 ms = device_ms(fn)
                 row[system] = {"ms": ms, "tflops": flops / ms / 1e9}
-        base = "cublas" if name == "plain" else "torch_eager"
+        base = "cublas" if name in ("plain", KN) else "torch_eager"
         row["vs_" + base] = row["fuser_mlir"]["tflops"] / row[base]["tflops"]
         if "torch_compile" in row:
             row["vs_torch_compile"] = row["fuser_mlir"]["tflops"] / row["torch_compile"]["tflops"]
@@ -178,10 +197,12 @@ def main():
               + f"  err {row['max_rel_err']:.1e}  bn {row['schedule']['block_n']} st {row['schedule']['stages']}",
               flush=True)
         del xs, ours, want
-    plain = [r["vs_cublas"] for r in results["rows"] if r["fusion"] == "plain"]
-    results["plain_geomean_vs_cublas"] = math.exp(sum(map(math.log, plain)) / len(plain))
-    results["plain_min_vs_cublas"] = min(plain)
-    print(f"plain GEMM vs cuBLAS: geomean {results['plain_geomean_vs_cublas']:.3f}, min {results['plain_min_vs_cublas']:.3f}")
+    for name, key in (("plain", "plain"), (KN, "kn")):
+        ratios = [r["vs_cublas"] for r in results["rows"] if r["fusion"] == name]
+        if ratios:
+            results[f"{key}_geomean_vs_cublas"] = math.exp(sum(map(math.log, ratios)) / len(ratios))
+            results[f"{key}_min_vs_cublas"] = min(ratios)
+            print(f"{name} vs cuBLAS: geomean {results[f'{key}_geomean_vs_cublas']:.3f}, min {min(ratios):.3f}")
     save(results, args.json)
 
 
