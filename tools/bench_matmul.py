@@ -58,7 +58,7 @@ def _matmul_kn():
     return fd
 
 
-KN = "plain b[K,N]"
+KN = "plain_kn"  # b given [K, N]
 FUSIONS = {
     # name: (definition, eager equivalent, extra input shapes (M, N) -> shapes)
     "plain": (lambda: _linear(lambda o, y: y, ()), lambda x, w: x @ w.t(), lambda m, n: []),
