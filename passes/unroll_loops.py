@@ -9,10 +9,9 @@ clone of the body with the induction variable a constant; canonicalization then 
 arithmetic (dynamic `vector.extract` positions become static).
 
 Contract
-  in:  marked loops with constant bounds and step (carried values allowed: each iteration's clone
-       takes the previous one's yielded values; the loop's results become the last ones);
-       unmarked loops are left alone.
-  out: no marked loop remains.  A marked loop with non-constant bounds is an error.
+  in:  marked loops with constant bounds and step, no results, nothing but `scf.yield` ending
+       the body; unmarked loops are left alone.
+  out: no marked loop remains.  A marked loop with non-constant bounds or results is an error.
 """
 from __future__ import annotations
 
@@ -28,8 +27,9 @@ def run(module_op, pass_) -> None:
                    if op.name == "scf.for" and UNROLL_ATTR in op.attributes else ir.WalkResult.ADVANCE)
     for loop in loops:                     # the walk is post-order: inner loops first
         bounds = [_constant(v) for v in loop.operands[:3]]
-        if None in bounds:
-            loop.location.emit_error("fuser-unroll-loops: a loop marked fuser.unroll needs constant bounds")
+        if None in bounds or loop.results:
+            loop.location.emit_error("fuser-unroll-loops: a loop marked fuser.unroll needs constant bounds and "
+                                     "no results")
             pass_.signal_pass_failure()
             return
         _unroll(loop, *bounds)
@@ -44,18 +44,13 @@ def _constant(value):
 
 def _unroll(loop, lower: int, upper: int, step: int) -> None:
     body = loop.regions[0].blocks[0]
-    iv, carried = body.arguments[0], list(body.arguments)[1:]
-    values = list(loop.operands)[3:]                # the carried values entering the next iteration
+    iv = body.arguments[0]
     with ir.InsertionPoint(loop), loop.location:
         for i in range(lower, upper, step):
-            mapping = {iv: arith.constant(iv.type, i), **dict(zip(carried, values))}
+            mapping = {iv: arith.constant(iv.type, i)}
             for op in body.operations:
                 if op.name != "scf.yield":
                     clone_with(op, mapping)
-                else:
-                    values = [mapping.get(v, v) for v in op.operands]
-    for result, value in zip(loop.results, values):
-        result.replace_all_uses_with(value)
     loop.erase()
 
 

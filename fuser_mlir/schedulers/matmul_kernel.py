@@ -199,7 +199,11 @@ class _KernelBuilder:
         every tensor run as a loop marked `fuser.unroll`, so the sync passes see one pair per box
         and the lowering unrolls it."""
         s = self.s
-        row0, col0, quad = _fragment_origin(tid, wg_row)
+        lane = arith.remui(tid, index(32))
+        quad = arith.divui(lane, index(4))
+        warp_row = arith.muli(arith.remui(arith.divui(tid, index(32)), index(4)), index(16))
+        row0 = arith.addi(arith.addi(wg_row, warp_row), quad)          # the tile row of h = 0
+        col0 = arith.muli(arith.remui(lane, index(4)), index(2))
         groups = min(s.out_box_cols(d) for d in dtypes) // 8             # column groups per loop
         for chunk in range(s.block_n // 8 // groups):
             # One loop over both row halves h and the chunk's column groups: the pair's store is
@@ -224,13 +228,16 @@ class _KernelBuilder:
                                     arith.addi(arith.muli(group, index(8)), col0), quad)
                 scf.YieldOp([])
 
-    def fused_values(self, acc):
-        """`values` of the fusion's outputs: the body on each accumulator element and the operands."""
+    def fused_values(self, acc, workspace_row_stride=None):
+        """`values` of the fusion's outputs: the body on each accumulator element (plus, for a
+        split tile's last split, the other splits' sum from the workspace) and the operands."""
         args = list(self.func.regions[0].blocks[0].arguments)
 
         def values(first, row, col):
             operands = {t: self.operand_pair(t, row, col) for t, kind in self.kinds.items() if kind not in MATMUL_OPERANDS}
             sums = _elements(acc, first)
+            if workspace_row_stride is not None:
+                sums = [arith.addf(a, w) for a, w in zip(sums, self.workspace_pair(row, col, workspace_row_stride))]
             results = []
             for e in range(2):
                 lanes = [operands[f"input{i}"][e] if f"input{i}" in operands else None for i in range(len(args))]
@@ -242,26 +249,6 @@ class _KernelBuilder:
     def partial_values(self, acc):
         """`values` of a split's partial tile: the accumulator elements themselves (f32)."""
         return lambda first, row, col: [_elements(acc, first)]
-
-    def workspace_fragment(self, acc_type, m0, n0, tid, wg_row, row_stride):
-        """The workspace tile (the other splits' sum) in the accumulator's fragment layout, every
-        pair loaded before any is used: one memory latency, not one per column group of the
-        epilogue.  A loop marked `fuser.unroll` over the fragment's (column group, row half)."""
-        row0, col0, _ = _fragment_origin(tid, wg_row)
-        zero = arith.constant(acc_type, ir.DenseElementsAttr.get_splat(acc_type, ir.FloatAttr.get(ir.F32Type.get(), 0.0)))
-        loop = scf.ForOp(index(0), index(2 * (self.s.block_n // 8)), index(1), [zero])
-        loop.operation.attributes[UNROLL_ATTR] = ir.UnitAttr.get()
-        with ir.InsertionPoint(loop.body):
-            j, h = arith.divui(loop.induction_variable, index(2)), arith.remui(loop.induction_variable, index(2))
-            row = arith.addi(m0, arith.addi(row0, arith.muli(h, index(8))))
-            col = arith.addi(n0, arith.addi(arith.muli(j, index(8)), col0))
-            first = arith.addi(arith.muli(j, index(4)), arith.muli(h, index(2)))
-            fragment = loop.inner_iter_args[0]
-            for e, value in enumerate(self.workspace_pair(row, col, row_stride)):
-                fragment = vector.insert(value, fragment, [arith.addi(first, index(e))],
-                                         [ir.ShapedType.get_dynamic_size()])
-            scf.YieldOp([fragment])
-        return loop.results[0]
 
     def workspace_pair(self, row, col, row_stride):
         """The workspace's f32 pair at (row, col), (row, col + 1) (row clamped into M: the workspace
@@ -325,8 +312,7 @@ class _KernelBuilder:
                 with last:
                     nvasync.SplitKWaitOp(flag, splits=s.split_k)
                     row_stride = arith.muli(self.tiles_n, index(s.block_n))
-                    others = self.workspace_fragment(acc.type, m0_, n0_, tid, wg_row, row_stride)
-                    self.epilogue(self.fused_values(arith.addf(acc, others)), s.out_dtypes, self.out_boxes, m0_, n0_,
+                    self.epilogue(self.fused_values(acc, row_stride), s.out_dtypes, self.out_boxes, m0_, n0_,
                                   tid, wg_row)
                     self.store_outputs(issuer, m0, n0)
                 with rest:
@@ -347,15 +333,6 @@ class _KernelBuilder:
                 cols = self.s.out_box_cols(dtype)
                 for b, box in enumerate(self.out_boxes[o]):
                     nvasync.TmaStoreOp(self.args[f"output{o}"], box, [m0, arith.addi(n0, i32(b * cols))])
-
-
-def _fragment_origin(tid, wg_row):
-    """(tile row of the thread's h = 0 fragment rows, its first column, its quad = row % 8) in the
-    m64nNk16 accumulator layout (module docstring)."""
-    lane = arith.remui(tid, index(32))
-    quad = arith.divui(lane, index(4))
-    warp_row = arith.muli(arith.remui(arith.divui(tid, index(32)), index(4)), index(16))
-    return arith.addi(arith.addi(wg_row, warp_row), quad), arith.muli(arith.remui(lane, index(4)), index(2)), quad
 
 
 def _elements(acc, first):
