@@ -363,17 +363,18 @@ def _wgmma_operand(view, name, swizzle) -> list[str]:
         errors.append(f"'{name}' column boxes are {strides[0] * elem_bytes} bytes apart; they must be whole "
                       f"swizzle atoms ({8 * swizzle} bytes)")
     tile, offsets = wgmma_tile(getattr(view, name))
-    # The k-slice: a static column (K-major) or row (N-major) offset, on a swizzle atom's row.
-    k_offset = offsets[-1] if ty.rank == 2 else offsets[1]
-    rows = offsets[0] if ty.rank == 2 else offsets[1]
-    if k_offset is None or (ty.rank == 3 and None in offsets):
-        errors.append(f"'{name}' is a subview with a dynamic {'offset' if ty.rank == 3 else 'column offset'}; "
-                      "the k-slice must be static")
-    elif not errors and ty.rank == 3 and (offsets[0] or offsets[2] or offsets[1] % 16):
-        errors.append(f"'{name}' slices its tile at {list(offsets)}: an N-major k-slice starts at "
-                      "[0, a multiple of 16, 0]")
-    elif not errors and ty.rank == 2 and ((rows or 0) % 8 or k_offset % 16):
-        errors.append(f"'{name}' slices its tile at row {rows}, column {k_offset}: rows must start at a "
+    # The k-slice: K-major at a static column 16k (rows on a swizzle atom, maybe dynamic); N-major
+    # at a static [0, 16k, 0].
+    if ty.rank == 3:
+        if None in offsets:
+            errors.append(f"'{name}' is a subview with a dynamic offset; the k-slice must be static")
+        elif not errors and (offsets[0] or offsets[2] or offsets[1] % 16):
+            errors.append(f"'{name}' slices its tile at {list(offsets)}: an N-major k-slice starts at "
+                          "[0, a multiple of 16, 0]")
+    elif offsets[-1] is None:
+        errors.append(f"'{name}' is a subview with a dynamic column offset; the k-slice must be static")
+    elif not errors and ((offsets[0] or 0) % 8 or offsets[-1] % 16):
+        errors.append(f"'{name}' slices its tile at row {offsets[0]}, column {offsets[-1]}: rows must start at a "
                       "multiple of 8 (a swizzle atom) and columns at a multiple of 16 (a k-step)")
     offset = _buffer_offset(tile)
     if offset is not None and offset % (8 * swizzle):

@@ -67,6 +67,18 @@ def test_schedule_override_and_its_checks():
         choose(input_signature(fd, inputs), {"scheduler": "matmul", "block_n": 100})
 
 
+def test_schedule_operands_must_describe_the_inputs():
+    """fusion IR's `operands` field (the API's reading of each input) is checked against the
+    fusion: a is "a", b either layout, epilogue inputs an epilogue kind."""
+    fd = linear_gelu()
+    sig = input_signature(fd, meta((64, 128), (256, 128), (256,)))
+    scheduler, _ = choose(sig, None)
+    assert scheduler.decode(sig, {"operands": "a,b_kn,col"}).operands == ("a", "b_kn", "col")
+    for bad in ("b,a,col", "a,b,b", "a,col,col", "a,b"):
+        with pytest.raises(FusionError, match="does not describe these 3 inputs"):
+            scheduler.decode(sig, {"operands": bad})
+
+
 @pytest.mark.parametrize("case,message", [
     ("kn", None),
     ("kn_n_odd", "pad N to a multiple of 8, or pass B as [N, K] rows"),

@@ -316,10 +316,10 @@ class _Matmul:
         params = choose_schedule(sig, **fields)
         if operands is not None:
             kinds = tuple(str(operands).split(","))
-            if len(kinds) != len(sig.inputs) or any(k not in OPERAND_KINDS for k in kinds) \
-                    or any(k != "a" for j, k in enumerate(kinds) if j == sig.matmuls[0].a) \
-                    or any(k not in ("b", "b_kn") for j, k in enumerate(kinds) if j == sig.matmuls[0].b) \
-                    or any(k in MATMUL_OPERANDS for j, k in enumerate(kinds) if j not in (sig.matmuls[0].a, sig.matmuls[0].b)):
+            mm = sig.matmuls[0]
+            allowed = lambda j: ("a",) if j == mm.a else ("b", "b_kn") if j == mm.b \
+                else OPERAND_KINDS[len(MATMUL_OPERANDS):]  # noqa: E731
+            if len(kinds) != len(sig.inputs) or any(k not in allowed(j) for j, k in enumerate(kinds)):
                 raise FusionError(f"matmul schedule: operands = {operands!r} does not describe these "
                                   f"{len(sig.inputs)} inputs (kinds: {', '.join(OPERAND_KINDS)})")
             params = replace(params, operands=kinds)

@@ -141,20 +141,18 @@ class _KernelBuilder:
             kt = loop.induction_variable if first_ktile is None else arith.addi(first_ktile, loop.induction_variable)
             kx = arith.muli(to_i32(kt), i32(BLOCK_K))
             nvasync.PipelineLoadOp(self.a_map, self.a_tile, [m0, kx], role="a")
+            cols = s.out_box_cols(s.dtype)            # b [K, N]: the width of a column box
             if self.b_kind == "b":
                 nvasync.PipelineLoadOp(self.b_map, self.b_tile, [n0, kx], role="b")
-            else:
-                cols = s.out_box_cols(s.dtype)
-                for c, box in enumerate(self.b_boxes):
-                    nvasync.PipelineLoadOp(self.b_map, box, [kx, arith.addi(n0, i32(c * cols))], role="b")
+            for c, box in enumerate(self.b_boxes if self.b_kind == "b_kn" else []):
+                nvasync.PipelineLoadOp(self.b_map, box, [kx, arith.addi(n0, i32(c * cols))], role="b")
             acc = loop.inner_iter_args[0]
             for j in range(BLOCK_K // WGMMA_K):
                 a = memref.subview(self.a_tile, [wg_row, WGMMA_K * j], [64, WGMMA_K], [1, 1])
-                if self.b_kind == "b":
-                    b = memref.subview(self.b_tile, [0, WGMMA_K * j], [s.block_n, WGMMA_K], [1, 1])
-                else:     # the k-slice of every column box: wgmma's N-major B
-                    boxes, _, cols = ir.MemRefType(self.b_tile.type).shape
-                    b = memref.subview(self.b_tile, [0, WGMMA_K * j, 0], [boxes, WGMMA_K, cols], [1, 1, 1])
+                # B's k-slice j: K-major rows, or (b [K, N]) N-major across every column box
+                b = memref.subview(self.b_tile, [0, WGMMA_K * j], [s.block_n, WGMMA_K], [1, 1]) \
+                    if self.b_kind == "b" else \
+                    memref.subview(self.b_tile, [0, WGMMA_K * j, 0], [s.block_n // cols, WGMMA_K, cols], [1, 1, 1])
                 acc = nvasync.WgmmaOp(acc.type, a, b, acc, swizzle=128, accumulate=True).result
             scf.YieldOp([acc])
         return loop.results[0]
