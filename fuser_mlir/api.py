@@ -10,13 +10,14 @@
 a dictionary lookup, the slots whose tensor moved, the output allocation and one driver launch.
 Anything new goes through `compile` and its checks first.
 
-Schedulers.  Dense, contiguous, 16-byte aligned inputs of the output's shape run the TMA
-pointwise scheduler ("pointwise"); broadcast, strided or misaligned inputs run the strided one
-("pointwise_strided": direct vector/scalar global loads, no TMA).  `schedule=` picks one and may
-override its decisions, e.g. to compare both on the same tensors:
+Schedulers.  Pointwise fusions run the strided scheduler ("pointwise_strided": direct
+vector/scalar global loads, any broadcast, stride or alignment), which measured faster than the
+TMA pipelines ("pointwise": dense, 16-byte aligned tensors of the output's shape) on dense tensors
+too.  `schedule=` picks one and may override its decisions, e.g. to compare both on the same
+tensors:
 
-    fd.execute(inputs, schedule={"scheduler": "pointwise_strided"})
-    fd.execute(inputs, schedule={"scheduler": "pointwise_strided", "unroll": 2})
+    fd.execute(inputs, schedule={"scheduler": "pointwise", "mode": "warp_specialized"})
+    fd.execute(inputs, schedule={"scheduler": "pointwise_strided", "unroll": 2, "persistent": 1})
     fd.compile(inputs, schedule={"scheduler": "pointwise", "stages": 2}).params
 
 The decisions a scheduler takes are its `encode(params)` fields (`fd.compile(...).params`); a

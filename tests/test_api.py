@@ -37,8 +37,11 @@ def test_recording_does_not_import_mlir():
                           check=True).stdout.strip() == "False"
 
 
+TMA = {"scheduler": "pointwise"}
+
+
 def test_compile_gives_tma_ptx_that_ptxas_accepts():
-    compiled = relu_mul().compile([cpu(300, 1000), cpu(300, 1000)])
+    compiled = relu_mul().compile([cpu(300, 1000), cpu(300, 1000)], schedule=TMA)
     assert '"fusion.unary"' in compiled.fusion_ir and '"fusion.binary"' in compiled.fusion_ir
     assert "nvasync.tma_load" in compiled.kernel_ir and "nvasync.tma_store" in compiled.kernel_ir
     ptx = compiled.ptx
@@ -52,7 +55,7 @@ def test_flat_view_for_ragged_1d():
     with FusionDefinition() as fd:
         x = fd.define_tensor([-1], DataType.Float)
         fd.add_output(fd.ops.gelu(x))
-    compiled = fd.compile([cpu(4097, dtype=torch.float32)])
+    compiled = fd.compile([cpu(4097, dtype=torch.float32)], schedule=TMA)
     assert compiled.params.rank == 1
     assert "cp.async.bulk.tensor.1d" in compiled.ptx
 
@@ -260,9 +263,10 @@ def test_float_op_set_compiles_to_ptx_that_ptxas_accepts():
     assert assemble(ptx).cubin
 
 
-def test_integer_and_bool_op_set_compiles_to_ptx_that_ptxas_accepts():
+@pytest.mark.parametrize("scheduler", ["pointwise_strided", "pointwise"])
+def test_integer_and_bool_op_set_compiles_to_ptx_that_ptxas_accepts(scheduler):
     """Integer arithmetic (not f32), comparisons and logical ops with Bool outputs stored as bytes,
-    casts between categories, integer true division."""
+    casts between categories, integer true division; in both pointwise schedulers."""
     def build(o, i, j, b, h):
         n = o.clamp(o.maximum(o.relu(o.neg(j)), o.abs(o.add(i, 3))), min=-100, max=100)
         n = o.mul(o.sub(n, o.sign(j)), o.minimum(i, 2))
@@ -272,11 +276,13 @@ def test_integer_and_bool_op_set_compiles_to_ptx_that_ptxas_accepts():
 
     fd = record(I32, I32, BOOL, F16, build=build)
     compiled = fd.compile([torch.randint(-9, 9, (64, 256), dtype=torch.int32)] * 2 +
-                          [torch.zeros(64, 256, dtype=torch.bool), cpu(64, 256, dtype=torch.float16)])
+                          [torch.zeros(64, 256, dtype=torch.bool), cpu(64, 256, dtype=torch.float16)],
+                          schedule={"scheduler": scheduler})
     assert [t.dtype for t in fd.outputs] == [I32, BOOL, F32]
     ptx = compiled.ptx
-    for instruction in ("max.relu.s32", "min.s32", "abs.s32", "mul.lo.s32", "setp.ge.s32", "cvt.rzi.s32.f32",
-                        "st.shared.v2.b32"):          # 8 bools of a thread: 8 bytes
+    # 8 bools of a thread: 8 bytes, staged in smem for the TMA store or stored directly
+    bools = "st.shared.v2.b32" if scheduler == "pointwise" else "st.global.v2.b32"
+    for instruction in ("max.relu.s32", "min.s32", "abs.s32", "mul.lo.s32", "setp.ge.s32", "cvt.rzi.s32.f32", bools):
         assert instruction in ptx, instruction
     assert "cvt.rn.f32.s32" in ptx and "div.approx.f32" in ptx       # integers divide in f32
     assert assemble(ptx).cubin

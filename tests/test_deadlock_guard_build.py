@@ -40,13 +40,14 @@ def test_guarded_and_plain_kernels_never_share_a_cache_entry(monkeypatch, tmp_pa
         x = fd.define_tensor([-1, -1], DataType.BFloat16)
         fd.add_output(fd.ops.relu(x))
     inputs = [torch.empty(64, 1024, dtype=torch.bfloat16)]
-    guarded = fd.compile(inputs, TargetOptions(deadlock_guard_ms=1000))
-    plain = fd.compile(inputs)
+    tma = {"scheduler": "pointwise"}          # a kernel with mbarrier waits to guard
+    guarded = fd.compile(inputs, TargetOptions(deadlock_guard_ms=1000), schedule=tma)
+    plain = fd.compile(inputs, schedule=tma)
     assert guarded.artifact.key != plain.artifact.key
     assert "vprintf" in guarded.artifact.ptx and "trap;" in guarded.artifact.ptx
     assert "%globaltimer" in guarded.artifact.ptx
     assert "vprintf" not in plain.artifact.ptx and "trap;" not in plain.artifact.ptx
-    assert fd.compile(inputs, TargetOptions(deadlock_guard_ms=1000)).artifact.key == guarded.artifact.key
+    assert fd.compile(inputs, TargetOptions(deadlock_guard_ms=1000), schedule=tma).artifact.key == guarded.artifact.key
 
 
 def test_gpu_kernel_ptx_is_up_to_date():

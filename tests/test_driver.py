@@ -1,4 +1,5 @@
 """The pass-pipeline driver, target validation, the backend's crash isolation, and fuser-opt."""
+import ctypes
 import io
 import os
 import re
@@ -8,6 +9,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -188,6 +190,41 @@ def test_hot_path_encodes_the_swizzle(monkeypatch, swizzle, code):
     assert (address, dtype, rank, tensor) == (slot.address, 9, 2, 0x10000)
     assert list(dims) == [512, 64] and list(strides) == [1024] and list(box) == [width, 64]
     assert (interleave, swizzle_code, oob) == (0, code, 0)
+
+
+class _RecordingLaunch:
+    """Stands in for libcuda's cuLaunchKernelEx: copies the CUlaunchConfig it is given."""
+
+    def __init__(self):
+        self.configs = []
+
+    def __call__(self, config, function, params, extra):
+        from fuser_mlir.runtime.driver import _LaunchConfig
+
+        self.configs.append((bytes(_LaunchConfig.from_address(config.value)), function.value, params.value, extra))
+        return 0
+
+
+def test_prepared_launch_passes_cudas_launch_config(monkeypatch):
+    """The config struct has cuda.h's CUlaunchConfig layout (byte for byte as cuda-python builds
+    it), and a launch on another stream rewrites only the stream."""
+    from cuda.bindings import driver as cu
+
+    from fuser_mlir.runtime import driver
+
+    def expected(stream):
+        c = cu.CUlaunchConfig()
+        c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY, c.blockDimZ = 7, 1, 1, 384, 1, 1
+        c.sharedMemBytes, c.hStream, c.numAttrs = 1000, cu.CUstream(stream), 0
+        return ctypes.string_at(c.getPtr(), ctypes.sizeof(driver._LaunchConfig))
+
+    fake = _RecordingLaunch()
+    monkeypatch.setattr(driver, "_libcuda", SimpleNamespace(launch_kernel_ex=fake))
+    launch = driver.PreparedLaunch(0xF00, 7, (384, 1, 1), 1000, 0xBA0)
+    for stream in (0, 0x1234560, 0x1234560, 0):
+        launch(stream)
+    assert [c[1:] for c in fake.configs] == [(0xF00, 0xBA0, None)] * 4
+    assert [c[0] for c in fake.configs] == [expected(s) for s in (0, 0x1234560, 0x1234560, 0)]
 
 
 def test_tensor_map_swizzle_is_validated():

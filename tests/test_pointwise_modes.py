@@ -125,7 +125,7 @@ def test_heuristic_mode_and_encoding():
     from fuser_mlir.compiler import choose, input_signature
 
     sig = input_signature(fd, sig_inputs)
-    _, params = choose(sig, None)
+    _, params = choose(sig, {"scheduler": "pointwise"})
     assert params.mode == pointwise.DEFAULT_MODE
     fields = pointwise.SCHEDULER.encode(params)
     assert fields["mode"] == params.mode and fields["producer_regs"] == fields["consumer_regs"] == 0

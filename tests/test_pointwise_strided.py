@@ -74,8 +74,20 @@ def test_heuristic_access_modes(name, inputs, rank, in_modes, out_modes, vector)
     lambda: [rand(4097), rand(4097)],                    # ragged rows: TMA's flat view
     lambda: [rand(0, 8), rand(0, 8)],                    # zero-size: contiguous and aligned
 ], ids=["dense", "dense ragged", "zero-size"])
-def test_dense_aligned_same_shape_inputs_take_tma(inputs):
-    assert decide(inputs())[0].name == "pointwise"
+def test_dense_inputs_take_the_strided_scheduler_one_cta_per_step(inputs):
+    """Dense tensors run the strided scheduler too (measured faster than the TMA pipelines): one
+    CTA per grid step of 8 elements per thread; the TMA scheduler takes them when named."""
+    scheduler, params, launch = decide(inputs())
+    assert scheduler.name == "pointwise_strided" and params.in_modes == ("vector", "vector")
+    assert (params.persistent, params.unroll * params.vector) == (0, 8)
+    assert scheduler.meta(params)["grid"] == "per_tile"
+    assert launch["tiles"] == -(-launch["scalars"].get("units", 0) // params.step_units)
+    assert decide(inputs(), {"scheduler": "pointwise"})[0].name == "pointwise"
+
+
+def test_f32_steps_are_two_vectors_per_thread():
+    params = decide([rand(300, 1024, dtype=F32), rand(300, 1024, dtype=F32)])[1]
+    assert (params.vector, params.unroll) == (4, 2)
 
 
 def test_meta_tensors_decide_like_real_ones():

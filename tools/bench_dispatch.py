@@ -2,7 +2,10 @@
 kernel launch, in the same run, with a breakdown of fd.execute's hot path.
 
 The fusion is relu(x) * y on small bf16 tensors, so every system is host-bound and the numbers
-are what a call costs the Python thread (tools/timing.py host_us).
+are what a call costs the Python thread (tools/timing.py host_us).  fd.execute runs as users call
+it (the registry's scheduler, same tensors each call), with inputs alternating between two
+tensor pairs (addresses change every call, as activations do), and on the TMA scheduler with
+alternating inputs (each call re-encodes the input descriptors).
 
     # here (MLIR available): build the kernel
     FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_dispatch.py --build
@@ -17,8 +20,10 @@ from timing import bench_arguments, host_us, save
 
 from fuser_mlir import DataType, FusionDefinition
 from fuser_mlir.api import signature_key
+from fuser_mlir.runtime.driver import TensorMapSlot
 
 SHAPE = (256, 1024)
+TMA = {"scheduler": "pointwise"}
 
 
 def relu_mul():
@@ -30,8 +35,9 @@ def relu_mul():
 
 
 def build():
-    relu_mul().compile([torch.empty(SHAPE, dtype=torch.bfloat16, device="meta")] * 2)
-    print("built relu(x)*y bf16")
+    for schedule in (None, TMA):
+        relu_mul().compile([torch.empty(SHAPE, dtype=torch.bfloat16, device="meta")] * 2, schedule=schedule)
+    print("built relu(x)*y bf16 (default and TMA schedulers)")
 
 
 def triton_launcher():
@@ -61,56 +67,61 @@ def triton_launcher():
 
 def bench(json_path):
     x, y = (torch.randn(SHAPE, device="cuda").to(torch.bfloat16) for _ in range(2))
+    x2, y2 = torch.randn_like(x), torch.randn_like(y)
     fd = relu_mul()
     expected = torch.relu(x) * y
     assert torch.equal(fd.execute([x, y])[0], expected), "fd.execute result differs from torch"
+    assert torch.equal(fd.execute([x, y], schedule=TMA)[0], expected), "the TMA kernel differs from torch"
+    pairs, turn = ([x, y], [x2, y2]), [0]
+
+    def alternating(schedule=None):
+        turn[0] ^= 1
+        return fd.execute(pairs[turn[0]], schedule=schedule)
+
     eager = lambda: torch.relu(x) * y       # noqa: E731
     compiled_fn = torch.compile(lambda a, b: torch.relu(a) * b)
+    out = [torch.empty_like(x)]
+    triton_run, why = triton_launcher()
     rows = {
         "fd.execute": host_us(lambda: fd.execute([x, y])),
-        "fd.execute(out=)": None,
+        "fd.execute(out=)": host_us(lambda: fd.execute([x, y], out=out)),
+        "fd.execute, inputs alternating between two pairs": host_us(alternating),
+        "fd.execute, TMA scheduler (schedule=), inputs alternating": host_us(lambda: alternating(TMA)),
         "torch eager relu(x)*y (2 ops)": host_us(eager),
         "torch eager x*y (1 op)": host_us(lambda: x * y),
         "torch.compile": host_us(lambda: compiled_fn(x, y)),
+        "triton kernel launch": host_us(lambda: triton_run(x, y)) if triton_run else None,
     }
-    out = [torch.empty_like(x)]
-    rows["fd.execute(out=)"] = host_us(lambda: fd.execute([x, y], out=out))
-    triton_run, why = triton_launcher()
-    rows["triton kernel launch"] = host_us(lambda: triton_run(x, y)) if triton_run else None
 
-    # Breakdown of the hot path: each piece alone.
-    launcher = next(iter(fd._launchers.values()))
-    lib = launcher.lib
+    # Breakdown of the hot path (the default scheduler's launcher): each piece alone.
+    launcher = fd._launchers[signature_key((x, y))]
+    tma_slot = next(s for s in fd._launchers[(signature_key((x, y)), tuple(TMA.items()))].slots
+                    if isinstance(s, TensorMapSlot))
     stream = torch._C._cuda_getCurrentRawStream(launcher.device)
-    raw = lambda: lib.launch_kernel(launcher.function, launcher.grid, 1, 1, *launcher.block,  # noqa: E731
-                                    launcher.smem, stream, launcher.params_address, None)
-    slot = launcher.slots[0]
-    other = torch.empty_like(x)
-    addresses = [x.data_ptr(), other.data_ptr()]
-    flip = [0]
+    addresses, flip = [x.data_ptr(), x2.data_ptr()], [0]
 
     def encode():
         flip[0] ^= 1
-        slot.encode(addresses[flip[0]])
+        tma_slot.encode(addresses[flip[0]])
 
     breakdown = {
         "signature key (2 inputs)": host_us(lambda: signature_key((x, y))),
         "output allocation (the launcher's empty_like)": host_us(
             lambda: torch.empty_like(launcher.out_templates[0], memory_format=torch.contiguous_format)),
-        "tensormap re-encode (address changed)": host_us(encode),
-        "cuLaunchKernel via ctypes": host_us(raw),
+        "pointer slot put (one tensor)": host_us(lambda: launcher.in_slots[0].put(x)),
+        "tensormap re-encode (TMA scheduler, address changed)": host_us(encode),
+        "cuLaunchKernelEx (prebuilt arguments)": host_us(lambda: launcher.launch(stream)),
         "current stream lookup": host_us(lambda: torch._C._cuda_getCurrentRawStream(0)),
-        "data_ptr() x3": host_us(lambda: (x.data_ptr(), y.data_ptr(), out[0].data_ptr())),
+        "current device lookup": host_us(torch._C._cuda_getDevice),
     }
-    slot.encode(x.data_ptr())
     eager_us = rows["torch eager x*y (1 op)"]
     print(f"device: {torch.cuda.get_device_name()}; relu(x)*y bf16 {list(SHAPE)}; host time per call")
     for name, us in rows.items():
         ratio = "" if us is None else f"  ({us / eager_us:.2f}x a torch eager op)"
-        print(f"  {name:34s} {'n/a (' + why + ')' if us is None else f'{us:7.2f} us'}{ratio}")
+        print(f"  {name:58s} {'n/a (' + why + ')' if us is None else f'{us:7.2f} us'}{ratio}")
     print("fd.execute hot path, piece by piece:")
     for name, us in breakdown.items():
-        print(f"  {name:40s} {us:7.2f} us")
+        print(f"  {name:58s} {us:7.2f} us")
     save({"device": torch.cuda.get_device_name(), "shape": SHAPE, "host_us": rows,
           "breakdown_us": breakdown, "torch": torch.__version__}, json_path)
 

@@ -5,11 +5,11 @@ allocating its outputs, the eager expression, the torch.compile'd function; effe
 (bytes read + written) / median time.  Shapes: the 2^27-element tensors of the throughput table
 and three model-sized ones (256x1024, 2048x4096, 8192x8192), where host cost shows.
 
-fuser_mlir runs in each pipeline mode of the pointwise scheduler (`--modes`, default both):
-`pipelined` and `warp_specialized`, side by side in one run; the heuristic's default mode is
-called as users call it (`fd.execute(inputs)`, reported as `fuser_mlir` too), the other with
-`schedule={"scheduler": "pointwise", "mode": ...}`.  Each mode's outputs are checked against the
-default mode's (`modes_agree`).  `--build` compiles every mode's kernels.
+fuser_mlir runs as users call it (`fd.execute(inputs)`: the registry's pick, the strided
+scheduler; reported as `default` and `fuser_mlir`), and, side by side in the same run, the TMA
+pointwise scheduler in each pipeline mode (`--modes`, default both: `pipelined`,
+`warp_specialized`; `schedule={"scheduler": "pointwise", "mode": ...}`).  Each variant's outputs
+are checked against the default's (`variants_agree`).  `--build` compiles every variant's kernels.
 
     # here (MLIR available): build the kernels the benchmark launches
     FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_pointwise.py --build
@@ -23,7 +23,7 @@ import torch
 from timing import bench_arguments, device_ms, save
 
 from fuser_mlir import DataType, FusionDefinition
-from fuser_mlir.schedulers.pointwise import DEFAULT_MODE, MODES
+from fuser_mlir.schedulers.pointwise import MODES
 
 N = 1 << 27          # elements per tensor: 256 MiB of bf16, 512 MiB of f32
 SHAPES = [(256, 1024), (2048, 4096), (8192, 8192), (N // 8192, 8192)]
@@ -53,25 +53,24 @@ FUSIONS = {
 }
 
 
-def mode_schedule(mode):
-    """What fd.execute is given for `mode`: nothing for the default (as users call it)."""
-    return None if mode == DEFAULT_MODE else {"scheduler": "pointwise", "mode": mode}
+def variants(modes):
+    """(label, schedule): the registry's pick as users call it (`fd.execute(inputs)`), then the
+    TMA pointwise scheduler in each pipeline mode."""
+    return [("default", None)] + [(f"tma_{m}", {"scheduler": "pointwise", "mode": m}) for m in modes]
 
 
 def build(modes):
     for name, (make, _, dtype) in FUSIONS.items():
         for shape in SHAPES:
-            for mode in modes:
-                fd = make()
-                compiled = fd.compile([torch.empty(shape, dtype=dtype, device="meta") for _ in fd.inputs],
-                                      schedule=mode_schedule(mode))
-                assert compiled.params.mode == mode, (name, shape, mode, compiled.params)
-        print("built", name, "in modes", ", ".join(modes))
+            fd = make()
+            for label, schedule in variants(modes):
+                fd.compile([torch.empty(shape, dtype=dtype, device="meta") for _ in fd.inputs], schedule=schedule)
+        print("built", name, "as", ", ".join(label for label, _ in variants(modes)))
 
 
 def bench(json_path, modes):
-    results = {"device": torch.cuda.get_device_name(), "shapes": SHAPES, "modes": list(modes),
-               "default_mode": DEFAULT_MODE, "rows": []}
+    labels = [label for label, _ in variants(modes)]
+    results = {"device": torch.cuda.get_device_name(), "shapes": SHAPES, "variants": labels, "rows": []}
     src = torch.randn(2 * N, device="cuda")             # 512 MiB f32 copy
     dst = torch.empty_like(src)
     copy_ms = device_ms(lambda: dst.copy_(src))
@@ -86,15 +85,14 @@ def bench(json_path, modes):
             inputs = [torch.randn(shape, device="cuda").to(dtype) for _ in fd.inputs]
             outs = fd.execute(inputs)
             nbytes = sum(t.numel() * t.element_size() for t in inputs + outs)
-            row = {"fusion": name, "shape": shape, "bytes": nbytes, "modes_agree": True}
-            for mode in modes:
-                schedule = mode_schedule(mode)
+            row = {"fusion": name, "shape": shape, "bytes": nbytes, "variants_agree": True}
+            for label, schedule in variants(modes):
                 got = fd.execute(inputs, schedule=schedule)
-                row["modes_agree"] &= all(torch.equal(a, b) for a, b in zip(got, outs))
-                row[f"{mode}_ms"] = device_ms(lambda: fd.execute(inputs, schedule=schedule))
-                row[f"{mode}_TBps"] = nbytes / row[f"{mode}_ms"] / 1e9
+                row["variants_agree"] &= all(torch.equal(a, b) for a, b in zip(got, outs))
+                row[f"{label}_ms"] = device_ms(lambda: fd.execute(inputs, schedule=schedule))
+                row[f"{label}_TBps"] = nbytes / row[f"{label}_ms"] / 1e9
                 del got
-            row["fuser_mlir_ms"] = row.get(f"{DEFAULT_MODE}_ms")
+            row["fuser_mlir_ms"] = row["default_ms"]
             row["eager_ms"] = device_ms(lambda: eager(*inputs))
             try:
                 row["torch_compile_ms"] = device_ms(lambda: compiled_torch(*inputs))
@@ -108,22 +106,21 @@ def bench(json_path, modes):
             del inputs, outs
             torch.cuda.empty_cache()
     print(f"device: {results['device']}; copy ceiling {copy_bw:.2f} TB/s; times as called (host included); "
-          f"default mode {DEFAULT_MODE}; TB/s per mode; % copy and ratios: the fastest mode")
-    header = "".join(f"{m[:16]:>17s}" for m in modes)
+          "TB/s per variant; % copy and ratios: the default (what fd.execute(inputs) runs)")
+    header = "".join(f"{label[:16]:>17s}" for label in labels)
     print(f"{'fusion':36s} {'shape':>12s}{header} {'% copy':>7s} {'eager':>6s} {'compile':>7s} {'vs eager':>8s} "
           f"{'vs compile':>10s} agree")
     for r in results["rows"]:
-        best = min(r[f"{m}_ms"] for m in modes)
         tc = r["torch_compile_TBps"]
-        vs_compile = "n/a" if tc is None else f"{r['torch_compile_ms'] / best:.2f}x"
-        per_mode = "".join(f"{r[f'{m}_TBps']:17.2f}" for m in modes)
-        print(f"{r['fusion']:36s} {'x'.join(map(str, r['shape'])):>12s}{per_mode} "
-              f"{100 * r['bytes'] / best / 1e9 / copy_bw:6.1f}% {r['eager_TBps']:6.2f} "
-              f"{tc if tc is None else round(tc, 2)!s:>7s} {r['eager_ms'] / best:7.2f}x {vs_compile:>10s} "
-              f"{'yes' if r['modes_agree'] else 'NO'}")
-    if len(modes) > 1:
-        wins = {m: sum(1 for r in results["rows"] if r[f"{m}_ms"] == min(r[f"{k}_ms"] for k in modes)) for m in modes}
-        print("fastest mode per row:", ", ".join(f"{m} {n}" for m, n in wins.items()))
+        vs_compile = "n/a" if tc is None else f"{r['torch_compile_ms'] / r['default_ms']:.2f}x"
+        per_variant = "".join(f"{r[f'{label}_TBps']:17.2f}" for label in labels)
+        print(f"{r['fusion']:36s} {'x'.join(map(str, r['shape'])):>12s}{per_variant} "
+              f"{100 * r['default_TBps'] / copy_bw:6.1f}% {r['eager_TBps']:6.2f} "
+              f"{tc if tc is None else round(tc, 2)!s:>7s} {r['eager_ms'] / r['default_ms']:7.2f}x {vs_compile:>10s} "
+              f"{'yes' if r['variants_agree'] else 'NO'}")
+    wins = {label: sum(1 for r in results["rows"] if r[f"{label}_ms"] == min(r[f"{k}_ms"] for k in labels))
+            for label in labels}
+    print("fastest variant per row:", ", ".join(f"{label} {n}" for label, n in wins.items()))
     save(results, json_path)
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .. import __version__
 
-FORMAT = 1
+FORMAT = 2         # 2: meta "grid" is "persistent" or "per_tile"
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,9 @@ class OfflineMiss(RuntimeError):
 @functools.lru_cache(maxsize=1)
 def compiler_fingerprint() -> str:
     """Hash of the compiler's own sources: a changed compiler never reuses old kernels.  The GPU
-    machine installs the same sources, so it computes the same keys."""
+    machine installs the same sources, so it computes the same keys.  The runtime is not the
+    compiler: it launches artifacts and makes none (what it reads from an artifact's meta is
+    FORMAT's), so changing it keeps the kernels."""
     import fuser_mlir.dialects
     import fuser_mlir.passes
 
@@ -50,8 +52,8 @@ def compiler_fingerprint() -> str:
         root = Path(package.__file__).parent
         for path in sorted(root.rglob("*.py")):
             relative = path.relative_to(root)
-            if package is fuser_mlir and relative.parts[0] in mapped:
-                continue          # hashed as their own package: editable and regular installs agree
+            if package is fuser_mlir and relative.parts[0] in mapped | {"runtime"}:
+                continue          # mapped: hashed as their own package (editable and regular installs agree)
             digest.update(str(relative).encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 

@@ -4,13 +4,15 @@ Cold path (once per kernel and device), through cuda-python: load the cubin (or 
 raise the dynamic shared-memory limit above 48 KiB, size the persistent grid by occupancy;
 `encode_tensor_map` encodes a tensor map once (tests compare it with the hot path's bytes).
 Hot path (every launch), through ctypes straight into libcuda: `cuTensorMapEncodeTiled` and
-`cuLaunchKernel` with argument arrays built once per input signature; a tensor parameter is a
-slot (a tensor map re-encoded when its address changes, or a global pointer) written in place.
+`cuLaunchKernelEx` (`PreparedLaunch`: its config struct and arguments built once per input
+signature); a tensor parameter is a slot (a tensor map re-encoded when its address changes, or a
+global pointer) written in place.
 Both tensor-map paths take one validated `TensorMapRecipe` (dims, strides, box, dtype, and the
 swizzle: none, 32, 64 or 128 bytes, CU_TENSOR_MAP_SWIZZLE_*), so they encode the same map.
 cuda-python's wrappers convert every argument on each call (a launch cost ~5 us of host time on
-the H100); a ctypes call with fixed argtypes costs about a microsecond.  Every driver call is
-checked.
+the H100).  Through ctypes, argument conversion is what costs: measured on the H100 host,
+cuLaunchKernel with argtypes 5.9-7.5 us, cuLaunchKernelEx with its four arguments prebuilt as
+ctypes objects 3.8-4.2 us (a trivial ctypes call: 0.3 us).  Every driver call is checked.
 """
 from __future__ import annotations
 
@@ -56,7 +58,9 @@ def _error_text(code: int) -> str:
 
 
 class _LibCuda:
-    """The two hot-path driver functions, bound once with fixed argument types."""
+    """The hot-path driver functions, bound once: tensor-map encoding and cuLaunchKernel with
+    fixed argument types (one-off launches, e.g. the GPU tests'), cuLaunchKernelEx without (its
+    callers pass prebuilt ctypes objects: `PreparedLaunch`)."""
 
     def __init__(self):
         # PyDLL keeps the GIL across the call: these return at once (measured on the H100 host:
@@ -70,6 +74,8 @@ class _LibCuda:
         self.launch_kernel = lib.cuLaunchKernel
         self.launch_kernel.argtypes = [vp, u32, u32, u32, u32, u32, u32, u32, vp, vp, vp]
         self.launch_kernel.restype = ctypes.c_int
+        self.launch_kernel_ex = lib.cuLaunchKernelEx
+        self.launch_kernel_ex.restype = ctypes.c_int
 
 
 _libcuda: _LibCuda | None = None
@@ -85,6 +91,33 @@ def libcuda() -> _LibCuda:
 def checked(code: int, what: str) -> None:
     if code:
         raise RuntimeFailure(f"{what} failed: {_error_text(code)}")
+
+
+class _LaunchConfig(ctypes.Structure):
+    """CUlaunchConfig (cuda.h), without launch attributes."""
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared_bytes", ctypes.c_uint),
+                ("stream", ctypes.c_void_p), ("attrs", ctypes.c_void_p), ("num_attrs", ctypes.c_uint)]
+
+
+class PreparedLaunch:
+    """cuLaunchKernelEx of one kernel with one parameter array (`params_address`: the C array of
+    pointers to the parameters' values, which callers rewrite in place): the config struct and
+    the call's arguments are built once; a call sets only the stream, when it changed."""
+
+    def __init__(self, function: int, grid: int, block, smem: int, params_address: int):
+        self.config = _LaunchConfig((grid, 1, 1), tuple(block), smem, None, None, 0)
+        self.stream = None
+        self.args = (ctypes.c_void_p(ctypes.addressof(self.config)), ctypes.c_void_p(function),
+                     ctypes.c_void_p(params_address), None)
+        self.launch_kernel_ex = libcuda().launch_kernel_ex
+
+    def __call__(self, stream: int) -> None:
+        if stream != self.stream:
+            self.config.stream = stream
+            self.stream = stream
+        code = self.launch_kernel_ex(*self.args)
+        if code:
+            checked(code, "cuLaunchKernelEx")
 
 
 _hopper_devices: set[int] = set()
@@ -171,13 +204,11 @@ class PointerSlot:
         self.address = ctypes.addressof(self.value)
 
     def put(self, tensor) -> None:
-        self.encode(tensor.data_ptr())
-
-    def encode(self, tensor_address: int) -> None:
-        if tensor_address & self.mask:
-            raise FusionError(f"{self.name}: data pointer {tensor_address:#x} is not {self.mask + 1}-byte aligned, "
+        address = tensor.data_ptr()
+        if address & self.mask:
+            raise FusionError(f"{self.name}: data pointer {address:#x} is not {self.mask + 1}-byte aligned, "
                               "which the kernel's vector accesses need")
-        self.value.value = tensor_address
+        self.value.value = address
 
 
 @dataclass(frozen=True)

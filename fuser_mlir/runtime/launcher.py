@@ -2,11 +2,12 @@
 
 Everything that depends only on the signature (shapes, strides, dtypes, alignment, device) is
 computed once: the grid, the scalar parameters (sizes, strides), the output shapes, the C array of
-parameter pointers and one slot per tensor parameter (a TMA descriptor or a global pointer, as
-the artifact's meta "params" list says; a scalar input's value slot).  A call then puts each
-tensor's address into its slot (re-encoding a descriptor only when the address changed) and
-each scalar input's number into its own, allocates the outputs and launches on
-torch's current stream (so it also records into a CUDA graph being captured).
+parameter pointers, one slot per tensor parameter (a TMA descriptor or a global pointer, as the
+artifact's meta "params" list says; a scalar input's value slot) and the driver call with its
+arguments (driver.PreparedLaunch).  A call then allocates the outputs, puts each tensor's address
+into its slot (re-encoding a descriptor only when the address changed) and each scalar input's
+number into its own, and launches on torch's current stream (so it also records into a CUDA graph
+being captured).
 
 Scratch buffers (launch "scratch": a split-K matmul's f32 workspace and per-tile semaphores) belong
 to the launch, one set per CUDA stream it runs on (two streams never share one): allocated zeroed
@@ -50,6 +51,9 @@ class Launcher:
         self.out_templates = [torch.empty((), dtype=dtype, device=self.torch_device).expand(shape)
                               for shape, dtype in self.out_specs]
         self.out_names = out_names
+        # torch's entry points, bound once: the hot path does no module attribute lookups.
+        self._empty_like, self._contiguous = torch.empty_like, torch.contiguous_format
+        self._current_device, self._current_stream = torch._C._cuda_getDevice, torch._C._cuda_getCurrentRawStream
         self.tiles = launch["tiles"]
         meta = artifact.meta
         self.block = meta["block"]
@@ -58,7 +62,8 @@ class Launcher:
             return
         kernel = driver.load(artifact, device)
         self.function = kernel.function
-        self.grid = max(1, min(self.tiles, kernel.resident_ctas))
+        # meta "grid": "persistent" (CTAs stride over the tiles) or "per_tile" (one CTA each).
+        self.grid = max(1, min(self.tiles, kernel.resident_ctas)) if meta["grid"] == "persistent" else self.tiles
         names = list(in_names) + list(out_names)
         itemsizes = [torch.empty((), dtype=d).element_size() for d in list(in_dtypes) + [d for _, d in self.out_specs]]
         tensor_index = {f"input{j}": j for j in range(len(in_names))} | \
@@ -96,41 +101,33 @@ class Launcher:
             self.slots[j] = slot
             pointers.append(slot.address)
         self.params = (ctypes.c_void_p * len(pointers))(*pointers)
-        self.params_address = ctypes.addressof(self.params)
-        self.lib = driver.libcuda()
+        self.in_slots, self.out_slots = self.slots[:len(in_names)], self.slots[len(in_names):]
+        self.launch = driver.PreparedLaunch(self.function, self.grid, self.block, self.smem,
+                                            ctypes.addressof(self.params))
 
     def __call__(self, inputs, out=None):
-        import torch
-
-        outputs = out if out is not None else [
-            torch.empty_like(t, memory_format=torch.contiguous_format) for t in self.out_templates]
-        if out is not None:
-            self._check_out(out)
-        if self.tiles == 0:
-            return list(outputs)
-        slots = self.slots
-        for j, t in enumerate(inputs):
-            slots[j].put(t)
-        n_in = len(inputs)
-        for j, t in enumerate(outputs):
-            slots[n_in + j].put(t)
-        if torch.cuda.current_device() != self.device:
-            with torch.cuda.device(self.device):
-                self._launch()
+        if out is None:
+            outputs = [self._empty_like(t, memory_format=self._contiguous) for t in self.out_templates]
         else:
-            self._launch()
-        return list(outputs)
-
-    def _launch(self):
-        import torch
-
-        stream = torch._C._cuda_getCurrentRawStream(self.device)
+            self._check_out(out)
+            outputs = list(out)
+        if self.tiles == 0:
+            return outputs
+        for slot, t in zip(self.in_slots, inputs):
+            slot.put(t)
+        for slot, t in zip(self.out_slots, outputs):
+            slot.put(t)
+        stream = self._current_stream(self.device)
         if self.scratch_slots and stream != self.scratch_stream:
             self._bind_scratch(stream)
-        code = self.lib.launch_kernel(self.function, self.grid, 1, 1, *self.block, self.smem, stream,
-                                      self.params_address, None)
-        if code:
-            driver.checked(code, "cuLaunchKernel")
+        if self._current_device() == self.device:
+            self.launch(stream)
+        else:                  # the kernel was loaded into this device's context: make it current
+            import torch
+
+            with torch.cuda.device(self.device):
+                self.launch(stream)
+        return outputs
 
     def _bind_scratch(self, stream):
         import torch

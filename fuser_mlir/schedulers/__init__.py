@@ -13,9 +13,11 @@ A scheduler is a module-level object with
     CTA tiles (0: nothing to launch) and the value of every scalar kernel parameter by name;
   - `meta(params)`: the artifact's launch recipe: the kernel parameters in order (kinds
     tensormap, pointer, scalar), block, grid rule, dynamic smem.
-`pick` asks each registered scheduler in turn, as nvFuser's registry does: the TMA pointwise
-scheduler first (dense, 16-byte aligned tensors of the output's shape), then the strided one
-(broadcasts, strides, any alignment), then the matmul scheduler (one matmul and its epilogue).
+`pick` asks each registered scheduler in turn, as nvFuser's registry does: the strided pointwise
+scheduler first (every pointwise fusion: direct vector loads, measured faster than the TMA
+pipelines on dense tensors, see pointwise_strided.py), then the matmul scheduler (one matmul and
+its epilogue).  The TMA pointwise scheduler runs when named (`schedule={"scheduler": "pointwise"}`
+or a `fusion.schedule` attribute).
 """
 from __future__ import annotations
 
@@ -58,7 +60,7 @@ class FusionSig:
 def registry():
     from . import matmul, pointwise, pointwise_strided
 
-    return (pointwise.SCHEDULER, pointwise_strided.SCHEDULER, matmul.SCHEDULER)
+    return (pointwise_strided.SCHEDULER, matmul.SCHEDULER, pointwise.SCHEDULER)
 
 
 def by_name(name: str):

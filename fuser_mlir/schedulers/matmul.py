@@ -363,7 +363,7 @@ class _Matmul:
 
     def meta(self, params: MatmulSchedule) -> dict:
         return {"params": params.kernel_params(), "block": [CONSUMERS + 128, 1, 1],
-                "grid": "persistent: min(tiles, SMs)", "dynamic_smem": params.smem_bytes,
+                "grid": "persistent", "dynamic_smem": params.smem_bytes,
                 "schedule": params.to_json()}
 
 

@@ -219,7 +219,7 @@ class _Pointwise:
         kernel_params += [{"kind": "scalar", "type": "i32", "value": name}
                           for name in (("rows", "cols") if params.rank == 2 else ("elements",))]
         return {"params": kernel_params, "block": [params.block_threads, 1, 1],
-                "grid": "persistent: min(tiles, SMs x resident CTAs per SM)",
+                "grid": "persistent",
                 "dynamic_smem": params.smem_bytes, "schedule": params.to_json()}
 
 

@@ -1,7 +1,8 @@
 """The strided pointwise scheduler's kernel: a fusion func + a StridedSchedule -> kernel IR.
 
 Unit u (`vector` elements of one row of the collapsed view) is row u / chunks, columns from
-(u % chunks) * vector.  The kernel IR it writes (a persistent grid over units):
+(u % chunks) * vector.  The kernel IR it writes (a grid over units: persistent, or one CTA per
+step, when the loop runs once):
 
     for step in [0, ceil((units - block * T) / (grid * T))):           T = threads * unroll
         u_k = (block + step * grid) * T + k * threads + tid,  k < unroll  (coalesced in k)

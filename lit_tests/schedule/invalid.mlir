@@ -2,7 +2,7 @@
 // schedule attribute.
 // RUN: fuser-opt %s --split-input-file --verify-diagnostics -p fuser-schedule
 
-// expected-error @below {{no scheduler can compile this fusion (pointwise: ops reduce are not pointwise}}
+// expected-error @below {{no scheduler can compile this fusion (pointwise_strided: ops reduce are not pointwise}}
 func.func @reduction(%x: tensor<4x8xf32>) -> tensor<4xf32> attributes {fusion.fusion} {
   %r = "fusion.reduce"(%x) {kind = "sum", axes = array<i64: 1>, keepdim = false} : (tensor<4x8xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>

@@ -174,14 +174,13 @@ def takes_tma_pointwise(build, shapes) -> bool:
 
 
 def with_modes(cases):
-    """[(id, name, build, shapes, schedule)]: a TMA-pointwise case once per pipeline mode, with
-    `schedule={"scheduler": "pointwise", "mode": m}` and id `name[m]`; any other case once, with
-    the registry's pick (schedule None) and id `name`."""
+    """[(id, name, build, shapes, schedule)]: every case once with the registry's pick (schedule
+    None, id `name`); a case the TMA pointwise scheduler takes also once per pipeline mode, with
+    `schedule={"scheduler": "pointwise", "mode": m}` and id `name[m]`."""
     out = []
     for name, build, shapes in cases:
+        out.append((name, name, build, shapes, None))
         if takes_tma_pointwise(build, shapes):
             out += [(f"{name}[{m}]", name, build, shapes, {"scheduler": "pointwise", "mode": m})
                     for m in PIPELINE_MODES]
-        else:
-            out.append((name, name, build, shapes, None))
     return out

@@ -1,7 +1,8 @@
 """Pointwise fusions on the H100 against torch in float64: fresh random inputs, NaN-poisoned
 outputs (Bool and integer outputs poisoned too, and compared exactly), every op kind per dtype,
-shapes with tails, 1-D to 3-D, and >= 256 MiB tensors.  Every case the TMA pointwise scheduler
-takes runs in both pipeline modes (`pipelined`, `warp_specialized`; cases.with_modes).
+shapes with tails, 1-D to 3-D, and >= 256 MiB tensors.  Every case runs with the registry's pick
+(the strided scheduler), and every case the TMA pointwise scheduler takes also in both of its
+pipeline modes (`pipelined`, `warp_specialized`; cases.with_modes).
 
 Run offline with artifacts built here (README, "GPU tests"); skipped where no CUDA GPU exists.
 """

@@ -1,7 +1,8 @@
 """The strided pointwise scheduler on the H100 against torch in float64: fresh random inputs,
 NaN-poisoned outputs, broadcast operands read in the kernel ([N] over [M, N], [M, 1], 0-d, size-1
 dims in 3-D and 4-D), transposed, sliced, expanded and misaligned inputs, zero-size tensors,
-ragged shapes, f32/f16/bf16, several grid steps, and the TMA-eligible fusions forced onto it.
+ragged shapes, f32/f16/bf16, the heuristic's grid (one CTA per step) and the persistent one
+(several steps per CTA).
 
 Each case is (name, fusion builder, one (base shape, view) per input, schedule): the input is
 `view(base)` of a fresh random `base`, so strides and pointer alignment are the view's.
@@ -23,6 +24,7 @@ from fuser_mlir.frontend.dtypes import torch_dtype  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA Hopper GPU")
 STRIDED = {"scheduler": "pointwise_strided"}
+PERSISTENT = {**STRIDED, "persistent": 1}
 
 
 # --- fusions -------------------------------------------------------------------------------------
@@ -130,13 +132,14 @@ CASES += [
     ("scalars-only", lambda: scalars_only(DataType.Float), [dense(), dense()], STRIDED),
     ("short-rows-f32", lambda: bias_gelu(DataType.Float), [dense(1000, 6), dense(6)], None),
     ("transposed-3d", lambda: outer(DataType.Half, 3), [transposed(3, 40, 50), dense(1, 40, 1)], None),
-    # TMA-eligible fusions forced onto the strided scheduler (what part 4's comparison runs).
-    ("forced-epilogue-2d", lambda: mlp_epilogue(DataType.BFloat16, 2), [dense(1000, 1024)] * 2, STRIDED),
-    ("forced-epilogue-ragged", lambda: mlp_epilogue(DataType.BFloat16, 1), [dense(4097)] * 2, STRIDED),
-    ("forced-unroll-1", lambda: mul(DataType.Float), [dense(300, 1000)] * 2, {**STRIDED, "unroll": 1}),
-    # Several grid steps per CTA, each with its tail.
-    ("large-bias-bf16", lambda: bias_gelu(DataType.BFloat16), [dense(4099, 8192), dense(8192)], None),
-    ("large-transposed-f32", lambda: mul(DataType.Float), [transposed(3001, 4000), dense(3001, 4000)], None),
+    # The persistent grid (persistent 1): several grid steps per CTA, each with its tail.
+    ("persistent-epilogue-2d", lambda: mlp_epilogue(DataType.BFloat16, 2), [dense(1000, 1024)] * 2, PERSISTENT),
+    ("persistent-epilogue-ragged", lambda: mlp_epilogue(DataType.BFloat16, 1), [dense(4097)] * 2, PERSISTENT),
+    ("persistent-unroll-4", lambda: mul(DataType.Float), [dense(300, 1000)] * 2, {**PERSISTENT, "unroll": 4}),
+    ("large-bias-bf16", lambda: bias_gelu(DataType.BFloat16), [dense(4099, 8192), dense(8192)], PERSISTENT),
+    ("large-transposed-f32", lambda: mul(DataType.Float), [transposed(3001, 4000), dense(3001, 4000)], PERSISTENT),
+    # The heuristic's grid (one CTA per step) over many CTAs.
+    ("large-bias-bf16-per-step", lambda: bias_gelu(DataType.BFloat16), [dense(4099, 8192), dense(8192)], None),
 ]
 
 
@@ -185,9 +188,13 @@ def check(name, build, views, schedule):
 def test_strided(name, build, views, schedule):
     fd = check(name, build, views, schedule)
     compiled = fd.compile(make_inputs(fd, views, "meta"), schedule=schedule)
-    assert compiled.scheduler.name == ("pointwise" if name.startswith("zero-size-dense") else "pointwise_strided")
+    assert compiled.scheduler.name == "pointwise_strided"
     launcher, = fd._launchers.values()
     assert (launcher.tiles == 0) == name.startswith("zero-size")
+    if launcher.tiles and not compiled.params.persistent:
+        assert launcher.grid == launcher.tiles                 # one CTA per grid step
+    elif launcher.tiles and name.startswith("large"):
+        assert launcher.grid < launcher.tiles                  # several grid steps per CTA
 
 
 @pytest.mark.parametrize("name", [c[0] for c in CASES if c[0].startswith("zero-size")])
