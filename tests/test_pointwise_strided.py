@@ -239,12 +239,16 @@ def test_compiled_run_checks_the_signature():
 
 
 def test_pointer_slot_checks_alignment():
+    class Tensor:
+        def __init__(self, address):
+            self.data_ptr = lambda: address
+
     slot = PointerSlot("in0", 16)
-    slot.encode(0x1000)
+    slot.put(Tensor(0x1000))
     assert slot.value.value == 0x1000
     with pytest.raises(FusionError, match="not 16-byte aligned"):
-        slot.encode(0x1002)
-    PointerSlot("in0", 2).encode(0x1002)
+        slot.put(Tensor(0x1002))
+    PointerSlot("in0", 2).put(Tensor(0x1002))
 
 
 FUSION_IR = """

@@ -1,10 +1,12 @@
 """Where the pointwise gap to torch.compile goes: schedule variants side by side.
 
-For the benchmark fusions (tools/bench_pointwise.py) at the large shapes, times the TMA pointwise
-scheduler with each variant of tile shape, stages and view (`schedule=` overrides: the box, the
-stage count, the flat [N] view; the shared memory a variant takes decides the CTAs per SM), the
-strided scheduler (plain vectorized global loads and stores, as torch.compile's kernels do), and
-a static-shape torch.compile, every one as users call it (tools/timing.py device_ms).
+For the benchmark fusions (tools/bench_pointwise.py) at the large shapes, times the heuristic's
+choice (the strided scheduler: plain vectorized global loads and stores, one CTA per step of 8
+elements a thread, as torch.compile's Triton kernels), the strided scheduler with a persistent
+grid and with 128-thread CTAs, the TMA pointwise scheduler with each variant of tile shape, stages
+and view (`schedule=` overrides: the box, the stage count, the flat [N] view; the shared memory a
+variant takes decides the CTAs per SM), and a static-shape torch.compile, every one as users call
+it (tools/timing.py device_ms).
 
     FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_pointwise_schedules.py --build [--shard 1/2]
     FUSER_MLIR_CACHE_DIR=.fuser_cache FUSER_MLIR_OFFLINE=1 python3 tools/bench_pointwise_schedules.py --json out.json
@@ -19,7 +21,8 @@ from timing import bench_arguments, device_ms, save
 from fuser_mlir import FusionError
 
 LARGE = SHAPES[2:]
-# (name, schedule): TMA tiles of box_rows x 256 columns (rank 2), the flat view, and no TMA.
+# (name, schedule): the heuristic, TMA tiles of box_rows x 256 columns (rank 2), the flat view, and
+# the strided scheduler's other grids.
 VARIANTS = [("heuristic", None)] + [
     (f"tma {rows}x256 x{stages}", {"scheduler": "pointwise", "rank": 2, "box_rows": rows, "box_cols": 256,
                                    "boxes": 1, "stages": stages})
@@ -27,7 +30,8 @@ VARIANTS = [("heuristic", None)] + [
 ] + [
     ("tma flat 32x256 x4", {"scheduler": "pointwise", "rank": 1, "box_rows": 1, "box_cols": 256, "boxes": 32,
                             "stages": 4}),
-    ("strided (no TMA)", {"scheduler": "pointwise_strided"}),
+    ("strided persistent", {"scheduler": "pointwise_strided", "persistent": 1}),
+    ("strided 128 threads", {"scheduler": "pointwise_strided", "threads": 128}),
 ]
 
 

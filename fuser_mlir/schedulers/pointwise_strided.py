@@ -4,9 +4,9 @@ The registry's first choice for pointwise fusions.  It takes what the TMA schedu
 (`pointwise.py`) cannot: inputs broadcast to the output shape, read in place through stride-0
 dims (never expanded on the host); non-contiguous inputs, read by their strides; data pointers of
 any alignment.  And on dense tensors it is the faster of the two on the H100: with one CTA per
-grid step and 8 elements per thread, as Triton's pointwise kernels, it moved 2.84-3.05 TB/s
-against the TMA pipelines' 2.66-2.87 on the benchmark fusions at 2^26-2^27 elements
-(tools/bench_pointwise_schedules.py), so the TMA scheduler runs only when named.  Decisions are plain Python (the GPU machine runs
+grid step and 8 elements per thread, as Triton's pointwise kernels, it moved 2.94-3.07 TB/s
+against the TMA pipelines' 2.73-3.00 on the benchmark fusions at 2^26-2^27 elements
+(tools/bench_pointwise.py), so the TMA scheduler runs only when named.  Decisions are plain Python (the GPU machine runs
 them too); the kernel is `pointwise_strided_kernel.py`.
 
 The view.  Every input is read at output indices through its strides in the output's shape
