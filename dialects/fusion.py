@@ -9,8 +9,8 @@ floating-point value computes in f32, so an f32 operand may feed an f16 or bf16 
 unrounded.  That is how constants keep the precision torch computes Python numbers in: a constant
 is an `arith.constant` rank-0 tensor, f32 for floating-point ops, broadcast by `fusion.broadcast`.
 Scalar parameters of unary ops (clamp's bounds, nan_to_num's replacements) are attributes: f64,
-or i64 for integer ops.  `cast`, `broadcast`, `reduce` and `matmul` change types and shapes as
-their verifiers below state.
+or i64 for integer ops.  `cast`, `broadcast`, the reductions (`reduce`, `var`) and `matmul` change
+types and shapes as their verifiers below state.
 """
 from __future__ import annotations
 
@@ -59,7 +59,9 @@ BINARY_KINDS = {
 }
 TERNARY_KINDS = {"where": Kind(ALL_DTYPES, condition=True), "fma": Kind(FLOAT_DTYPES)}
 KINDS = {"unary": UNARY_KINDS, "binary": BINARY_KINDS, "ternary": TERNARY_KINDS}
-REDUCE_KINDS = ("sum", "max", "min")
+# Reductions keep the element type; each kind takes these (the API casts integer and Bool sums to
+# i64 first, as torch sums them).  mean divides by the count of reduced elements.
+REDUCE_KINDS = {"sum": NUMERIC_DTYPES, "max": ALL_DTYPES, "min": ALL_DTYPES, "mean": FLOAT_DTYPES}
 
 _T = Operand("x", "tensor")
 _KIND = (Attr("kind", "str"),)
@@ -80,6 +82,10 @@ OPS = [
     OpDef("reduce", f"Reduce over `axes`; kind: {', '.join(REDUCE_KINDS)}; keepdim keeps them as size 1.",
           operands=(_T,), results=(Operand("result", "tensor"),),
           attrs=(Attr("kind", "str"), Attr("axes", "i64s"), Attr("keepdim", "bool", False))),
+    OpDef("var", "Variance over `axes` (torch.var): the mean squared deviation from the mean, with "
+          "count - correction dividing; keepdim keeps the axes as size 1.",
+          operands=(_T,), results=(Operand("result", "tensor"),),
+          attrs=(Attr("axes", "i64s"), Attr("keepdim", "bool", False), Attr("correction", "i64", 1))),
     OpDef("matmul", "[.., M, K] x [K, N] -> [.., M, N] (b given as [N, K] with transpose_b, as "
           "torch.nn.functional.linear's weight), accumulating in f32.",
           operands=(Operand("a", "tensor"), Operand("b", "tensor")), results=(Operand("result", "tensor"),),
@@ -204,9 +210,20 @@ def _check_broadcast(view):
 
 
 def _check_reduce(view):
-    errors = _kind_errors(view.kind, REDUCE_KINDS) + _dtype_errors(view.x, "x")
-    if errors:
-        return errors
+    errors = _kind_errors(view.kind, REDUCE_KINDS)
+    return errors or _dtype_errors(view.x, "x", REDUCE_KINDS[view.kind]) or _reduced_shape_errors(view)
+
+
+def _check_var(view):
+    errors = _dtype_errors(view.x, "x")
+    if not errors and view.correction < 0:
+        errors.append(f"correction must be >= 0, got {view.correction}")
+    return errors or _reduced_shape_errors(view)
+
+
+def _reduced_shape_errors(view):
+    """A reduction's result: the input without `axes` (size 1 with keepdim), of its element type."""
+    errors = []
     src, dst, axes = view.x.type, view.result.type, view.axes
     if not axes or len(set(axes)) != len(axes) or any(a < 0 or a >= src.rank for a in axes):
         return [f"axes {axes} must be distinct and within the input rank {src.rank}"]
@@ -215,7 +232,7 @@ def _check_reduce(view):
     if len(expected) != dst.rank or not all(map(_dims_compatible, expected, dst.shape)):
         errors.append(f"reducing {src} over {axes} (keepdim={view.keepdim}) cannot give {dst}")
     if src.element_type != dst.element_type:
-        errors.append(f"reduce keeps the element type: {src} -> {dst}")
+        errors.append(f"a reduction keeps the element type: {src} -> {dst}")
     return errors
 
 
@@ -245,6 +262,7 @@ _CHECKS = {
     "cast": _check_cast,
     "broadcast": _check_broadcast,
     "reduce": _check_reduce,
+    "var": _check_var,
     "matmul": _check_matmul,
 }
 

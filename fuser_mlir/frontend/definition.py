@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..diagnostics import FusionError
-from ..dialects.fusion import ALL_DTYPES, BINARY_KINDS, BOOL_DTYPES, FLOAT_DTYPES, KINDS, NUMERIC_DTYPES, UNARY_KINDS
+from ..dialects.fusion import (ALL_DTYPES, BINARY_KINDS, BOOL_DTYPES, FLOAT_DTYPES, KINDS, NUMERIC_DTYPES,
+                               REDUCE_KINDS, UNARY_KINDS)
 from .dtypes import FINITE_MAX, INT_RANGE, DataType, result_type
 
 
@@ -48,7 +49,8 @@ class Constant:
 
 @dataclass
 class Node:
-    op: str                    # "input" | "unary" | "binary" | "ternary" | "cast" | "broadcast" | "matmul"
+    op: str                    # "input" | "unary" | "binary" | "ternary" | "cast" | "broadcast" | "reduce"
+                               # | "var" | "matmul"
     kind: str                  # e.g. "relu", "add", "where"; "" for input/cast/broadcast
     args: tuple[Tensor | Constant, ...]
     out: Tensor
@@ -129,6 +131,28 @@ class _Ops:
 
     def broadcast(self, x, shape):
         return self._fd._broadcast(x, tuple(shape))
+
+    def sum(self, x, dims=None, keepdim=False):
+        """torch.sum over `dims` (an int, a sequence, or None: every dim); integer and Bool tensors
+        sum in Int64, as torch does."""
+        return self._fd._reduce("sum", x, dims, keepdim)
+
+    def max(self, x, dims=None, keepdim=False):
+        """torch.amax: the largest value over `dims` (NaN if any is NaN)."""
+        return self._fd._reduce("max", x, dims, keepdim)
+
+    def min(self, x, dims=None, keepdim=False):
+        """torch.amin: the smallest value over `dims` (NaN if any is NaN)."""
+        return self._fd._reduce("min", x, dims, keepdim)
+
+    def mean(self, x, dims=None, keepdim=False):
+        """torch.mean over `dims` of a floating-point tensor."""
+        return self._fd._reduce("mean", x, dims, keepdim)
+
+    def var(self, x, dims=None, correction=1, keepdim=False):
+        """torch.var over `dims` of a floating-point tensor: count - correction divides the sum of
+        squared deviations (1: the unbiased estimate, torch's default; 0: LayerNorm's)."""
+        return self._fd._reduce("var", x, dims, keepdim, correction)
 
     def matmul(self, a, b):
         """torch.matmul of a [.., M, K] and b [K, N] (bf16 or f16, accumulating in f32): [.., M, N]
@@ -250,6 +274,37 @@ class Fusion:
             raise FusionError(f"cannot broadcast {x!r} to {list(shape)}") from None
         out = self._new(shape, x.dtype)
         self.nodes.append(Node("broadcast", "", (x,), out))
+        return out
+
+    def _reduce(self, kind: str, x, dims, keepdim: bool, correction: int | None = None):
+        """Record a reduction (`fusion.reduce` of `kind`, or `fusion.var` with `correction`) over
+        `dims` (torch's: negative counts from the end; None: all), with torch's result dtype."""
+        self._check(x)
+        rank = len(x.shape)
+        if rank == 0:
+            raise FusionError(f"{kind} of {x!r}: reduce a tensor of rank 1 or more")
+        given = range(rank) if dims is None else [dims] if isinstance(dims, int) else list(dims)
+        if not given or any(not isinstance(d, int) or not -rank <= d < rank for d in given):
+            raise FusionError(f"{kind} of {x!r}: dims {dims!r} must be ints in [{-rank}, {rank})")
+        axes = tuple(sorted({d % rank for d in given}))
+        if len(axes) != len(given):
+            raise FusionError(f"{kind} of {x!r}: dims {list(given)} repeat a dim")
+        if not isinstance(keepdim, bool):
+            raise FusionError(f"{kind} of {x!r}: keepdim must be True or False, got {keepdim!r}")
+        allowed = FLOAT_DTYPES if kind == "var" else REDUCE_KINDS[kind]
+        if kind == "sum" and not x.dtype.is_float:
+            x = self._cast(x, DataType.Int64)              # torch sums integers and Bools in int64
+        elif x.dtype.value not in allowed:
+            raise FusionError(f"{kind} takes {_DESCRIBE[allowed]} tensors, got {x!r}; cast it first (fd.ops.cast)")
+        if correction is not None and (not isinstance(correction, int) or isinstance(correction, bool)
+                                       or correction < 0):
+            raise FusionError(f"var of {x!r}: correction must be an int >= 0, got {correction!r}")
+        shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape) if keepdim or i not in axes)
+        out = self._new(shape, x.dtype)
+        if kind == "var":
+            self.nodes.append(Node("var", "", (x,), out, {"axes": axes, "keepdim": keepdim, "correction": correction}))
+        else:
+            self.nodes.append(Node("reduce", kind, (x,), out, {"axes": axes, "keepdim": keepdim}))
         return out
 
     def _matmul(self, a, b, transpose_b: bool):

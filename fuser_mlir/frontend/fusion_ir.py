@@ -13,7 +13,8 @@ from .definition import Constant, Fusion, Tensor
 from .dtypes import DataType
 
 _OP = {"unary": "fusion.unary", "binary": "fusion.binary", "ternary": "fusion.ternary",
-       "cast": "fusion.cast", "broadcast": "fusion.broadcast", "matmul": "fusion.matmul"}
+       "cast": "fusion.cast", "broadcast": "fusion.broadcast", "reduce": "fusion.reduce", "var": "fusion.var",
+       "matmul": "fusion.matmul"}
 
 
 def tensor_type(shape, dtype: DataType) -> str:
@@ -111,6 +112,13 @@ def fusion_ir(fd: Fusion, name: str = "fusion", schedule: str | None = None) -> 
             emit(_OP[node.op], operands, out, f' {{kind = "{node.kind}"{params}}}')
         elif node.op == "cast":
             emit(_OP[node.op], [value(node.args[0])], out)
+        elif node.op in ("reduce", "var"):
+            attrs = [f'kind = "{node.kind}"'] if node.op == "reduce" else []
+            attrs += [f"axes = array<i64: {', '.join(map(str, node.attrs['axes']))}>",
+                      f"keepdim = {str(node.attrs['keepdim']).lower()}"]
+            if node.op == "var":
+                attrs.append(f"correction = {node.attrs['correction']} : i64")
+            emit(_OP[node.op], [value(node.args[0])], out, f" {{{', '.join(attrs)}}}")
         elif node.op == "matmul":
             emit(_OP[node.op], [value(a) for a in node.args], out,
                  f" {{transpose_b = {str(node.attrs['transpose_b']).lower()}}}")

@@ -24,6 +24,9 @@ def bind_shapes(fd: Fusion, specs: list[tuple[tuple[int, ...], DataType]]) -> di
         arg_shapes = [a.shape if isinstance(a, Constant) else shapes[a.index] for a in node.args]
         if node.op == "matmul":
             shape = _matmul_shape(node, *arg_shapes)
+        elif node.op in ("reduce", "var"):
+            axes, keepdim = node.attrs["axes"], node.attrs["keepdim"]
+            shape = tuple(1 if i in axes else d for i, d in enumerate(arg_shapes[0]) if keepdim or i not in axes)
         elif node.op == "broadcast":
             shape = tuple(s if s >= 0 else a for s, a in zip(node.out.shape, _right_align(arg_shapes[0], len(node.out.shape))))
         else:

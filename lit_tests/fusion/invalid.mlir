@@ -184,16 +184,37 @@ func.func @broadcast_ok(%x: tensor<1x4xf32>) -> tensor<8x3x4xf32> {
 // --- reduce --------------------------------------------------------------------------------------
 // -----
 func.func @reduce_kind(%x: tensor<4x8xf32>) -> tensor<4xf32> {
-  // expected-error @below {{'fusion.reduce' op kind must be one of sum, max, min, got 'mean'}}
-  %r = "fusion.reduce"(%x) {kind = "mean", axes = array<i64: 1>, keepdim = false} : (tensor<4x8xf32>) -> tensor<4xf32>
+  // expected-error @below {{'fusion.reduce' op kind must be one of sum, max, min, mean, got 'var'}}
+  %r = "fusion.reduce"(%x) {kind = "var", axes = array<i64: 1>, keepdim = false} : (tensor<4x8xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
 
 // -----
 func.func @reduce_dtype(%x: tensor<4x8xi32>) -> tensor<4xi32> {
   // expected-error @below {{'fusion.reduce' op 'x' has element type i32; supported: f32, f16, bf16}}
-  %r = "fusion.reduce"(%x) {kind = "sum", axes = array<i64: 1>, keepdim = false} : (tensor<4x8xi32>) -> tensor<4xi32>
+  %r = "fusion.reduce"(%x) {kind = "mean", axes = array<i64: 1>, keepdim = false} : (tensor<4x8xi32>) -> tensor<4xi32>
   return %r : tensor<4xi32>
+}
+
+// -----
+func.func @var_dtype(%x: tensor<4x8xi64>) -> tensor<4xi64> {
+  // expected-error @below {{'fusion.var' op 'x' has element type i64; supported: f32, f16, bf16}}
+  %r = "fusion.var"(%x) {axes = array<i64: 1>, keepdim = false, correction = 1 : i64} : (tensor<4x8xi64>) -> tensor<4xi64>
+  return %r : tensor<4xi64>
+}
+
+// -----
+func.func @var_correction(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'fusion.var' op correction must be >= 0, got -1}}
+  %r = "fusion.var"(%x) {axes = array<i64: 1>, keepdim = false, correction = -1 : i64} : (tensor<4x8xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+func.func @var_shape(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  // expected-error @below {{'fusion.var' op reducing tensor<4x8xf32> over [1] (keepdim=False) cannot give tensor<4x1xf32>}}
+  %r = "fusion.var"(%x) {axes = array<i64: 1>, keepdim = false, correction = 0 : i64} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  return %r : tensor<4x1xf32>
 }
 
 // -----
@@ -233,7 +254,7 @@ func.func @reduce_keepdim_shape(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 
 // -----
 func.func @reduce_element_type(%x: tensor<4x8xf32>) -> tensor<4xf16> {
-  // expected-error @below {{'fusion.reduce' op reduce keeps the element type: tensor<4x8xf32> -> tensor<4xf16>}}
+  // expected-error @below {{'fusion.reduce' op a reduction keeps the element type: tensor<4x8xf32> -> tensor<4xf16>}}
   %r = "fusion.reduce"(%x) {kind = "sum", axes = array<i64: 1>, keepdim = false} : (tensor<4x8xf32>) -> tensor<4xf16>
   return %r : tensor<4xf16>
 }
