@@ -51,7 +51,7 @@ def test_mutated_lit_inputs_parse_or_fail_cleanly(ctx):
     chunks = corpus()
     pool = sorted({m.group() for chunk in chunks for m in TOKEN.finditer(chunk)})
     rng = random.Random(SEED)
-    unclean, crashes = [], 0
+    unclean = []
     for case in range(CASES):
         source = rng.choice(chunks)
         for _ in range(rng.randint(1, 3)):
@@ -59,12 +59,9 @@ def test_mutated_lit_inputs_parse_or_fail_cleanly(ctx):
         try:
             parse_module(source)
         except CompileError as exc:
-            crashes += any("parser crashed" in d.message for d in exc.diagnostics)
             if not exc.diagnostics or any(d.severity != "error" or d.line < 1 for d in exc.diagnostics):
                 unclean.append((case, source, str(exc)))
     assert not unclean, f"seed {SEED}: failures without a located error: {unclean[:3]}"
-    # lit_tests/fuser_opt/parser_crash.mlir alone makes sure the crash guard was exercised.
-    assert crashes >= 1
 
 
 def test_parser_crash_is_a_located_error(ctx):

@@ -14,6 +14,7 @@ with a forked child.
 from __future__ import annotations
 
 import functools
+import re
 
 from ..diagnostics import CompileError, error, from_mlir_error
 from .target import TargetOptions
@@ -237,7 +238,7 @@ def parse_module(source: bytes | str):
     try:
         return ir.Module.parse(source)
     except ir.MLIRError as exc:
-        raise from_mlir_error(exc) from None
+        raise (from_mlir_error(exc) if exc.error_diagnostics else _silent_parse_failure(source)) from None
     except RuntimeError:
         # The bindings cannot decode an error message that quotes bytes which are not UTF-8.
         try:
@@ -246,6 +247,22 @@ def parse_module(source: bytes | str):
             raise error(f"invalid UTF-8 byte 0x{source[exc.start]:02x} in this input", "",
                         *_line_col(source, exc.start)) from None
         raise
+
+
+# An op of the IRDL dialects at statement position (after a line start, `=`, `{` or `}`), unquoted.
+_CUSTOM_FORM = re.compile(rb"(?:^|[={}])[ \t]*((?:fusion|nvasync)\.\w+)", re.M)
+
+
+def _silent_parse_failure(source: bytes) -> CompileError:
+    """MLIR's parser fails without a diagnostic when an op of an IRDL dialect is written in custom
+    form (IRDL ops have only the generic one): point at the first such op, else at the start."""
+    found = _CUSTOM_FORM.search(source)
+    if found:
+        name = found.group(1).decode()
+        return error(f"'{name}' is written in custom form; the fusion and nvasync dialects' ops have only the "
+                     f"generic form: \"{name}\"(operands) {{attributes}} : (types) -> types",
+                     "", *_line_col(source, found.start(1)))
+    return error("MLIR's parser rejected this input without saying where", "", 1, 1)
 
 
 def _line_col(source: bytes, index: int) -> tuple[int, int]:
