@@ -26,7 +26,7 @@ from .frontend.dtypes import TORCH_DTYPE_NAMES, DataType, from_torch, torch_dtyp
 from .frontend.fusion_ir import canonical, fusion_ir
 from .frontend.shapes import bind_shapes
 from .runtime import artifact as artifacts
-from .schedulers import FusionSig, MatmulSig, TensorSig, named, pick
+from .schedulers import FusionSig, MatmulSig, ReduceSig, TensorSig, named, pick
 
 @dataclass
 class CompiledFusion:
@@ -130,9 +130,11 @@ def signature(fd: Fusion, shapes: dict, layouts) -> FusionSig:
     position = {t.index: j for j, t in enumerate(fd.inputs)}
     matmuls = tuple(MatmulSig(position.get(n.args[0].index), position.get(n.args[1].index), n.attrs["transpose_b"])
                     for n in fd.nodes if n.op == "matmul")
+    reductions = tuple(ReduceSig(shapes[n.args[0].index], n.attrs["axes"], n.attrs["keepdim"])
+                       for n in fd.nodes if n.op in ("reduce", "var"))
     return FusionSig(ops, tuple(TensorSig(shapes[t.index], t.dtype, *lay, scalar=t.scalar)
                                 for t, lay in zip(fd.inputs, layouts)),
-                     tuple(TensorSig(shapes[t.index], t.dtype) for t in fd.outputs), matmuls)
+                     tuple(TensorSig(shapes[t.index], t.dtype) for t in fd.outputs), matmuls, reductions)
 
 
 def input_signature(fd: Fusion, inputs) -> FusionSig:

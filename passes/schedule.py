@@ -22,7 +22,7 @@ from mlir import ir
 from ..diagnostics import FusionError
 from ..dialects.fusion import FUSION_ATTR, SCALAR_ARG, SCHEDULE_ATTR
 from ..frontend.dtypes import DataType
-from ..schedulers import FusionSig, MatmulSig, TensorSig, named, pick
+from ..schedulers import FusionSig, MatmulSig, ReduceSig, TensorSig, named, pick
 
 KERNEL_MODULE = "kernels"
 
@@ -41,7 +41,10 @@ def signature(func_op) -> FusionSig:
     matmuls = tuple(MatmulSig(position.get(op.operands[0]), position.get(op.operands[1]),
                               ir.BoolAttr(op.attributes["transpose_b"]).value)
                     for op in body.operations if op.operation.name == "fusion.matmul")
-    return FusionSig(ops, inputs, tuple(_tensor_sig(ty) for ty in ftype.results), matmuls)
+    reductions = tuple(ReduceSig(_tensor_sig(op.operands[0].type).shape, tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])),
+                                 ir.BoolAttr(op.attributes["keepdim"]).value)
+                       for op in body.operations if op.operation.name in ("fusion.reduce", "fusion.var"))
+    return FusionSig(ops, inputs, tuple(_tensor_sig(ty) for ty in ftype.results), matmuls, reductions)
 
 
 def _tensor_sig(ty, scalar: bool = False) -> TensorSig:

@@ -1,12 +1,22 @@
 """Reductions in the API and the fusion dialect (issue: reductions and normalizations): what
 fd.ops.sum / max / min / mean / var record, with torch's dims, keepdim, dtypes and errors; the
-fusion IR they give verifies, for softmax, log-softmax, RMSNorm and LayerNorm as users write them;
-and until a scheduler takes reductions, compiling one is an error that says so."""
+fusion IR they give verifies; softmax, log-softmax, RMSNorm, LayerNorm and row statistics, as users
+write them (tests/gpu/cases.py), compile on the row-reduction scheduler with derived barriers, and
+what it cannot take is a named error."""
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 
 from fuser_mlir import DataType, FusionDefinition, FusionError
+from fuser_mlir.backend.ptxas import assemble
+from fuser_mlir.frontend.dtypes import torch_dtype
+from fuser_mlir.frontend.normalizations import softmax
 from test_api import verify_text
+
+sys.path.insert(0, str(Path(__file__).parent / "gpu"))
+from cases import REDUCTION_CASES, normalization, reduction_inputs  # noqa: E402
 
 F32, BF16, I32, BOOL = DataType.Float, DataType.BFloat16, DataType.Int32, DataType.Bool
 
@@ -88,45 +98,55 @@ def test_cache_key_tells_reductions_apart():
     assert len(keys) == 6
 
 
-# --- normalizations as users write them ----------------------------------------------------------
-def softmax(o, x):
-    e = o.exp(o.sub(x, o.max(x, -1, keepdim=True)))
-    return [o.div(e, o.sum(e, -1, keepdim=True))]
+# --- normalizations as users write them: the row-reduction scheduler ----------------------------
+@pytest.mark.parametrize("name", [c[0] for c in REDUCTION_CASES])
+def test_gpu_cases_compile_with_one_derived_barrier_per_cross_warp_fold(name):
+    """Every GPU case (tests/gpu/test_reductions.py) compiles to PTX that ptxas accepts; its
+    fusion IR verifies; fuser-insert-syncs derives one barrier per reduction folded across warps
+    (var folds twice) and the scheduler writes none."""
+    build, shape = next((b, s) for n, b, s in REDUCTION_CASES if n == name)
+    fd = build()
+    verify_text(_fusion_ir(fd))
+    compiled = fd.compile(reduction_inputs(fd, shape, "meta"))
+    params = compiled.params
+    assert compiled.scheduler.name == "row_reduction"
+    assert params.capacity >= shape[1] and shape[1] % params.vector == 0
+    folds = sum(2 if n.op == "var" else 1 for n in fd.nodes if n.op in ("reduce", "var"))
+    barriers = compiled.kernel_ir.count('"nvasync.sync_threads"() {fuser.derived = "RAW: memref.store -> memref.load"}')
+    assert barriers == (folds if params.threads > 32 else 0), compiled.kernel_ir
+    assert compiled.artifact.meta["dynamic_smem"] >= 4 * params.threads // 32
+    # The kernel (built from the fusion IR, where N is `?`) stores a row statistic [.., 1] or [..]
+    # by one scalar store, a full output by one vector store per unit.
+    rows = [t for t in fd.outputs if len(t.shape) == 1 or t.shape[-1] == 1]
+    assert params.out_kinds == tuple("row" if t in rows else "full" for t in fd.outputs)
+    stores = [line for line in compiled.kernel_ir.splitlines() if "llvm.store" in line]
+    assert len(stores) == len(rows) + (len(fd.outputs) - len(rows)) * params.units
+    assert sum(f"vector<{params.vector}x" in line for line in stores) == (len(fd.outputs) - len(rows)) * params.units
+    assert assemble(compiled.ptx).cubin
 
 
-def log_softmax(o, x):
-    shifted = o.sub(x, o.max(x, -1, keepdim=True))
-    return [o.sub(shifted, o.log(o.sum(o.exp(shifted), -1, keepdim=True)))]
+@pytest.mark.parametrize("cols, dtype, expected", [
+    (1000, BF16, (8, 128, 1)), (1003, F32, (1, 256, 4)), (4096, BF16, (8, 128, 4)), (8192, BF16, (8, 256, 4)),
+    (32768, BF16, (8, 1024, 4)), (65536, BF16, (8, 1024, 8)), (8200, F32, (4, 1024, 3)),
+])
+def test_heuristic_holds_a_row_in_at_most_a_few_units_a_thread(cols, dtype, expected):
+    fd = normalization(softmax, dtype)
+    params = fd.compile([torch.empty(4, cols, dtype=torch_dtype(dtype), device="meta")]).params
+    assert (params.vector, params.threads, params.units) == expected
 
 
-def rms_norm(o, x, w):
-    xf = o.cast(x, F32)
-    rms = o.rsqrt(o.add(o.mean(o.mul(xf, xf), -1, keepdim=True), 1e-6))
-    return [o.cast(o.mul(o.mul(xf, rms), w), BF16)]
-
-
-def layer_norm(o, x, w, b):
-    """The normalized rows and the row statistics (mean, 1/std), as torch's native_layer_norm."""
-    xf = o.cast(x, F32)
-    mean = o.mean(xf, -1, keepdim=True)
-    rstd = o.rsqrt(o.add(o.var(xf, -1, correction=0, keepdim=True), 1e-5))
-    return [o.cast(o.add(o.mul(o.mul(o.sub(xf, mean), rstd), w), b), BF16), mean, rstd]
-
-
-@pytest.mark.parametrize("build, weights", [(softmax, 0), (log_softmax, 0), (rms_norm, 1), (layer_norm, 2)],
-                         ids=["softmax", "log_softmax", "rms_norm", "layer_norm"])
-def test_normalizations_record_valid_fusion_ir_and_await_a_scheduler(build, weights):
-    with FusionDefinition() as fd:
-        x = fd.define_tensor([-1, -1], BF16)
-        params = [fd.define_tensor([-1], BF16) for _ in range(weights)]
-        for out in build(fd.ops, x, *params):
-            fd.add_output(out)
-    text = _fusion_ir(fd)
-    assert '"fusion.reduce"' in text
-    verify_text(text)
-    inputs = [torch.randn(16, 64).to(torch.bfloat16)] + [torch.randn(64).to(torch.bfloat16)] * weights
-    with pytest.raises(FusionError, match="no scheduler can compile this fusion .*ops .*reduce.* are not pointwise"):
-        fd.compile(inputs)
+def test_what_the_row_reduction_scheduler_cannot_take_is_named():
+    with pytest.raises(FusionError, match=r"rows of 131072 elements exceed what one CTA holds in registers"):
+        normalization(softmax, BF16).compile([torch.empty(2, 131072, dtype=torch.bfloat16, device="meta")])
+    with pytest.raises(FusionError, match="every reduction must reduce the last axis of one shape"):
+        recorded(F32, [-1, -1], lambda o, x: o.sum(x, 0)).compile([torch.empty(4, 8)])
+    with pytest.raises(FusionError, match="integer and Bool reductions are not scheduled yet"):
+        recorded(I32, [-1, -1], lambda o, x: o.max(x, 1)).compile([torch.empty(4, 8, dtype=torch.int32)])
+    with pytest.raises(FusionError, match=r"input 1 of shape \[4, 1\] is neither the rows' shape"):
+        with FusionDefinition() as fd:
+            x, s = fd.define_tensor([-1, -1], F32), fd.define_tensor([-1, 1], F32)
+            fd.add_output(fd.ops.mul(fd.ops.sum(x, 1, keepdim=True), s))
+        fd.compile([torch.empty(4, 8), torch.empty(4, 1)])
 
 
 def _fusion_ir(fd):

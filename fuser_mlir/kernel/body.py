@@ -37,13 +37,16 @@ _EVALUATE = {
 }
 
 
-def evaluate(func_op, arguments: list, given: dict | None = None) -> list:
-    """Lane values of the results of fusion `func_op`, given the lane values of its arguments and
-    of the op results in `given` (a matmul's accumulator element: an epilogue)."""
+def evaluate(func_op, arguments: list, given: dict | None = None, wanted: list | None = None) -> list:
+    """Lane values of the results of fusion `func_op` -- or of the values `wanted`, evaluating only
+    the ops before them --, given the lane values of its arguments and of the op results in
+    `given` (a matmul's accumulator element: an epilogue; the reductions a kernel computed)."""
     body = func_op.regions[0].blocks[0]
     values = dict(zip(body.arguments, arguments))
     values.update(given or {})
     for op in body.operations:
+        if wanted is not None and all(v in values for v in wanted):
+            return [values[v] for v in wanted]
         op = op.operation
         if op.name == "func.return":
             return [values[v] for v in op.operands]

@@ -16,7 +16,7 @@ A scheduler is a module-level object with
 `pick` asks each registered scheduler in turn, as nvFuser's registry does: the strided pointwise
 scheduler first (every pointwise fusion: direct vector loads, measured faster than the TMA
 pipelines on dense tensors, see pointwise_strided.py), then the matmul scheduler (one matmul and
-its epilogue).  The TMA pointwise scheduler runs when named (`schedule={"scheduler": "pointwise"}`
+its epilogue), then the row-reduction scheduler (reductions of the innermost dim).  The TMA pointwise scheduler runs when named (`schedule={"scheduler": "pointwise"}`
 or a `fusion.schedule` attribute).
 """
 from __future__ import annotations
@@ -49,18 +49,28 @@ class MatmulSig:
 
 
 @dataclass(frozen=True)
+class ReduceSig:
+    """A fusion's reduction (`fusion.reduce` or `fusion.var`) as schedulers see it: the shape it
+    reduces (-1: dynamic), over which axes, and whether they stay as size 1."""
+    shape: tuple[int, ...]
+    axes: tuple[int, ...]
+    keepdim: bool
+
+
+@dataclass(frozen=True)
 class FusionSig:
     """What schedulers decide from: the fusion ops used and the inputs' and outputs' types."""
     ops: frozenset[str]         # fusion op names without the dialect prefix: "unary", "reduce", ...
     inputs: tuple[TensorSig, ...]
     outputs: tuple[TensorSig, ...]
     matmuls: tuple[MatmulSig, ...] = ()
+    reductions: tuple[ReduceSig, ...] = ()
 
 
 def registry():
-    from . import matmul, pointwise, pointwise_strided
+    from . import matmul, pointwise, pointwise_strided, row_reduction
 
-    return (pointwise_strided.SCHEDULER, matmul.SCHEDULER, pointwise.SCHEDULER)
+    return (pointwise_strided.SCHEDULER, matmul.SCHEDULER, row_reduction.SCHEDULER, pointwise.SCHEDULER)
 
 
 def by_name(name: str):

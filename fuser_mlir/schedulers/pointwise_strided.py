@@ -19,7 +19,7 @@ The work.  A unit is `vector` consecutive elements of one row, a row ceil(cols /
 (the last one partial when `vector` does not divide cols).  A grid step covers `threads x unroll`
 units, all their loads issued before any compute.  The grid has one CTA per step (`persistent`
 0, the heuristic's choice: the hardware balances many short CTAs; a persistent grid striding over
-the steps measured 4-7 % slower) or at most the resident CTAs (`persistent` 1).
+the steps measured 3-9 % slower) or at most the resident CTAs (`persistent` 1).
 
 Access modes per input, decided from its signature (shape, strides, alignment) and part of the
 params, so the artifact cache and `fd.execute`'s launcher cache tell them apart:

@@ -12,7 +12,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cases import CASES, LARGE, with_modes  # noqa: E402
+from cases import CASES, LARGE, REDUCTION_CASES, reduction_inputs, with_modes  # noqa: E402
 from test_scalars import CASES as SCALAR_CASES, SHAPES as SCALAR_SHAPES, meta_inputs  # noqa: E402
 from test_matmul import CASES as MATMUL_CASES  # noqa: E402
 from test_strided import CASES as STRIDED_CASES, EXTRA as STRIDED_EXTRA, make_inputs  # noqa: E402
@@ -48,6 +48,8 @@ def main():
     jobs += [(f"scalars-{name}-{shape}", None, meta_inputs(name, shape)[0], lambda fd, n=name, s=shape: meta_inputs(n, s)[1])
              for name in SCALAR_CASES for shape in SCALAR_SHAPES]
     jobs += [(name, schedule, build, lambda fd, m=make: m("meta")) for name, build, make, schedule in MATMUL_CASES]
+    jobs += [(name, None, build, lambda fd, s=shape: reduction_inputs(fd, s, "meta"))
+             for name, build, shape in REDUCTION_CASES]
     for name, schedule, build, inputs_of in jobs[first::every]:
         if listing:
             print(name, schedule)

@@ -5,6 +5,7 @@ zero, with ties, with nan/inf, wide integers).  `with_modes` runs every case the
 scheduler takes once per pipeline mode (`schedule=` names it), the others (broadcasts) once."""
 from fuser_mlir import DataType, FusionDefinition
 from fuser_mlir.frontend.definition import BINARY, UNARY
+from fuser_mlir.frontend.normalizations import layer_norm, log_softmax, rms_norm, softmax
 
 DTYPES = (DataType.Float, DataType.Half, DataType.BFloat16)
 INT_DTYPES = (DataType.Int32, DataType.Int64)
@@ -154,6 +155,57 @@ CASES += [
 # >= 256 MiB per input: 1-D (flat view) and 2-D (row view).
 LARGE = [("large-1d-bf16", lambda: mlp_epilogue(DataType.BFloat16, 1), [(150_000_001,)] * 2),
          ("large-2d-f32", lambda: mlp_epilogue(DataType.Float, 2), [(16384, 4100)] * 2)]
+
+
+# --- reductions and normalizations (fuser_mlir.frontend.normalizations); test_reductions.py -----
+def row_stats(o, x):
+    """Every reduction kind over the rows, keepdim both ways, var with both corrections."""
+    return [o.sum(x, -1), o.max(x, -1, keepdim=True), o.min(x, -1), o.mean(x, -1, keepdim=True),
+            o.var(x, -1), o.var(x, -1, correction=0, keepdim=True)]
+
+
+def normalization(recipe, dtype, weights=0):
+    """The fusion of a [-1, -1] input of `dtype` and `weights` [-1] inputs whose outputs are
+    recipe(fd.ops, x, *weights) (one tensor or a tuple)."""
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1, -1], dtype)
+        params = [fd.define_tensor([-1], dtype) for _ in range(weights)]
+        outs = recipe(fd.ops, x, *params)
+        for out in outs if isinstance(outs, (tuple, list)) else [outs]:
+            fd.add_output(out)
+    return fd
+
+
+NORMALIZATIONS = {"softmax": (softmax, 0), "log_softmax": (log_softmax, 0), "rms_norm": (rms_norm, 1),
+                  "layer_norm": (layer_norm, 2), "row_stats": (row_stats, 0)}     # (recipe, weights)
+# (name, fusion, rows x cols): ragged columns (vector widths 8, 4, 1), 1 row, 1 column, rows of
+# up to 64K elements (1024 threads x 8 units), each dtype.
+REDUCTION_CASES = [
+    (f"{name}-{d.name}-{rows}x{cols}", lambda n=name, d=d: normalization(NORMALIZATIONS[n][0], d, NORMALIZATIONS[n][1]),
+     (rows, cols))
+    for name, d, rows, cols in [
+        ("softmax", DataType.BFloat16, 300, 1000), ("softmax", DataType.Float, 37, 1003),
+        ("softmax", DataType.Half, 1, 4100), ("softmax", DataType.BFloat16, 16, 32768),
+        ("log_softmax", DataType.Float, 33, 8192), ("log_softmax", DataType.BFloat16, 64, 1),
+        ("rms_norm", DataType.BFloat16, 128, 4096), ("rms_norm", DataType.Half, 4, 65536),
+        ("rms_norm", DataType.Float, 5, 8200),
+        ("layer_norm", DataType.BFloat16, 100, 1536), ("layer_norm", DataType.Float, 7, 777),
+        ("row_stats", DataType.Half, 37, 777), ("row_stats", DataType.Float, 1, 2), ("row_stats", DataType.BFloat16, 513, 24),
+    ]]
+
+
+def reduction_inputs(fd, shape, device):
+    """x [rows, cols] and each weight [cols]: normal on a GPU (weights around 1), meta otherwise."""
+    import torch
+
+    from fuser_mlir.frontend.dtypes import torch_dtype
+
+    rows, cols = shape
+    shapes = [(rows, cols)] + [(cols,)] * (len(fd.inputs) - 1)
+    if device == "meta":
+        return [torch.empty(s, dtype=torch_dtype(t.dtype), device="meta") for s, t in zip(shapes, fd.inputs)]
+    return [(torch.randn(s, device=device) * (1 if j == 0 else 0.2) + (0 if j == 0 else 1)).to(torch_dtype(t.dtype))
+            for j, (s, t) in enumerate(zip(shapes, fd.inputs))]
 
 
 PIPELINE_MODES = ("pipelined", "warp_specialized")     # fuser_mlir.schedulers.pointwise.MODES

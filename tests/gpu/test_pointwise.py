@@ -55,6 +55,12 @@ def reference(fd, inputs):
         elif node.op == "matmul":
             a, b = args
             out = a @ (b.t() if node.attrs["transpose_b"] else b)
+        elif node.op == "reduce":
+            fn = {"sum": torch.sum, "max": torch.amax, "min": torch.amin, "mean": torch.mean}[node.kind]
+            out = fn(args[0], dim=node.attrs["axes"], keepdim=node.attrs["keepdim"])
+        elif node.op == "var":
+            out = torch.var(args[0], dim=node.attrs["axes"], correction=node.attrs["correction"],
+                            keepdim=node.attrs["keepdim"])
         else:                      # broadcast: torch broadcasting in later ops does the rest
             out = args[0]
         values[node.out.index] = normal(out, node.out.dtype)

@@ -1,0 +1,220 @@
+"""The row-reduction scheduler: fusions that reduce the innermost dim (softmax, RMSNorm, LayerNorm,
+row sums), with the row held in registers so the fusion reads HBM once.  Decisions in plain
+Python (the GPU machine runs them too); the kernel is `row_reduction_kernel.py`.
+
+What it takes.  Every `fusion.reduce` / `fusion.var` reduces the last axis of one row shape
+S = [.., N] (rows = the product of the outer dims).  Inputs are, against S: `full` (shape S,
+contiguous, 16-byte aligned), `cols` ([N] or [1, .., N]: read per column, e.g. a norm's weight),
+or `value` (a scalar input).  Outputs are `full` (shape S) or `row` (S without its last dim, or
+with it as 1: the row statistics).  Floating-point tensors only (f32, f16, bf16): integer
+reductions are not scheduled yet.
+
+The work.  One CTA per row, `threads` threads; a row is ceil(N / vector) units of `vector`
+elements and thread t holds units t, t + threads, .. (`units` of them, loaded once into
+registers); units past the row's end are loaded at the row's last whole unit and masked out
+(vector must divide N).  Each reduction folds the thread's lanes, then the warp (shuffles), then
+the warps through shared memory (one slot of threads/32 f32 per reduction; the barrier between
+the slot's writes and reads is derived by fuser-insert-syncs), so every thread holds the row's
+value; what follows the reduction is computed from the registers again.  mean divides the sum by
+N; var is two-pass (the mean, then the sum of squared deviations, divided by max(N - correction,
+0)), in f32 like torch's.
+
+The heuristic.  vector: 16 bytes of the narrowest dtype, halved until it divides N; threads: the
+power of two in [128, 1024] nearest to a quarter of the row's units, so a thread holds at most 4
+units when the row allows (more for rows beyond 4 x 1024 units, up to MAX_UNITS: 64K bf16
+elements; longer rows are an error).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from ..diagnostics import FusionError
+from ..frontend.dtypes import DataType
+from . import FusionSig, TensorSig
+from .pointwise import POINTWISE_OPS
+
+REDUCTION_OPS = frozenset({"reduce", "var"})
+VECTOR_BYTES = 16
+MIN_THREADS, MAX_THREADS = 128, 1024
+TARGET_UNITS = 4                # units a thread holds when the row is long enough
+MAX_UNITS = 8                   # registers: 8 x 8 bf16 lanes per full input and thread
+IN_KINDS = ("full", "cols", "value")
+OUT_KINDS = ("full", "row")
+I32_MAX = 2 ** 31 - 1
+
+
+@dataclass(frozen=True)
+class RowReductionSchedule:
+    in_dtypes: tuple[str, ...]
+    out_dtypes: tuple[str, ...]
+    in_kinds: tuple[str, ...]    # per input: full | cols | value
+    out_kinds: tuple[str, ...]   # per output: full | row
+    vector: int                  # elements per unit
+    threads: int
+    units: int                   # units per thread: a row holds at most threads x units x vector elements
+
+    @property
+    def capacity(self) -> int:
+        """The longest row the kernel holds."""
+        return self.threads * self.units * self.vector
+
+    def kernel_params(self) -> list[dict]:
+        """Per input a global pointer (aligned to the vector's bytes) or a scalar input's value; a
+        pointer per output; then the i32 `cols` (N)."""
+        def pointer(tensor, dtype, kind):
+            align = min(VECTOR_BYTES, self.vector * DataType(dtype).itemsize) if kind in ("full", "cols") \
+                else DataType(dtype).itemsize
+            return {"kind": "pointer", "tensor": tensor, "dtype": dtype, "align": align}
+
+        return ([{"kind": "value", "tensor": f"input{j}", "dtype": d} if k == "value" else pointer(f"input{j}", d, k)
+                 for j, (d, k) in enumerate(zip(self.in_dtypes, self.in_kinds))]
+                + [pointer(f"output{j}", d, k) for j, (d, k) in enumerate(zip(self.out_dtypes, self.out_kinds))]
+                + [{"kind": "scalar", "type": "i32", "value": "cols"}])
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def row_shape(sig: FusionSig) -> tuple[int, ...] | None:
+    """S, the shape every reduction reduces over its last axis; None when they do not agree."""
+    shapes = {r.shape for r in sig.reductions}
+    if len(shapes) != 1 or any(r.axes != (len(r.shape) - 1,) for r in sig.reductions):
+        return None
+    return shapes.pop()
+
+
+def _dims_match(a, b) -> bool:
+    return len(a) == len(b) and all(x == y or x == -1 or y == -1 for x, y in zip(a, b))
+
+
+def input_kind(t: TensorSig, shape) -> str | None:
+    if t.scalar:
+        return "value"
+    if _dims_match(t.shape, shape):
+        return "full"
+    if len(t.shape) <= len(shape) and _dims_match(t.shape[-1:], shape[-1:]) and all(d == 1 for d in t.shape[:-1]):
+        return "cols"
+    return None
+
+
+def output_kind(t: TensorSig, shape) -> str | None:
+    """A keepdim statistic [.., 1] is a row output even where N is dynamic (a full output's last
+    dim is N's, never a static 1 unless N is)."""
+    keepdim = len(t.shape) == len(shape) and t.shape[-1] == 1 and shape[-1] != 1
+    if keepdim and _dims_match(t.shape[:-1], shape[:-1]):
+        return "row"
+    if _dims_match(t.shape, shape):
+        return "full"
+    if _dims_match(t.shape, shape[:-1]):
+        return "row"
+    return None
+
+
+def choose_vector(cols: int, dtypes) -> int:
+    vector = min(8, VECTOR_BYTES // min(DataType(d).itemsize for d in dtypes))
+    while cols > 0 and cols % vector:
+        vector //= 2
+    return vector
+
+
+def choose_threads(cols: int, vector: int) -> tuple[int, int]:
+    """(threads, units) for rows of `cols` elements (-1: unknown until launch, sized for 8K)."""
+    chunks = math.ceil((cols if cols > 0 else 8192) / vector)
+    threads = MIN_THREADS
+    while threads < MAX_THREADS and threads * TARGET_UNITS < chunks:
+        threads *= 2
+    return threads, max(1, math.ceil(chunks / threads))
+
+
+class _RowReduction:
+    name = "row_reduction"
+
+    def can_schedule(self, sig: FusionSig) -> str | None:
+        if not sig.ops & REDUCTION_OPS:
+            return "no reduction in the fusion"
+        others = sig.ops - POINTWISE_OPS - REDUCTION_OPS
+        if others:
+            return f"ops {', '.join(sorted(others))} are neither pointwise nor reductions"
+        shape = row_shape(sig)
+        if shape is None:
+            return ("every reduction must reduce the last axis of one shape, got "
+                    + ", ".join(f"{list(r.shape)} over {list(r.axes)}" for r in sig.reductions))
+        for what, tensors in (("input", sig.inputs), ("output", sig.outputs)):
+            for j, t in enumerate(tensors):
+                if t.dtype.value not in ("f32", "f16", "bf16"):
+                    return f"{what} {j} is {t.dtype.value}: integer and Bool reductions are not scheduled yet"
+        for j, t in enumerate(sig.inputs):
+            kind = input_kind(t, shape)
+            if kind is None:
+                return (f"input {j} of shape {list(t.shape)} is neither the rows' shape {list(shape)}, a row of "
+                        f"[{shape[-1]}] columns nor a scalar")
+            if kind != "value" and (t.strides is not None or not t.aligned):
+                return f"input {j} must be contiguous and 16-byte aligned"
+        for j, t in enumerate(sig.outputs):
+            if output_kind(t, shape) is None:
+                return f"output {j} of shape {list(t.shape)} is neither the rows' shape {list(shape)} nor one per row"
+        return None
+
+    def heuristic(self, sig: FusionSig) -> RowReductionSchedule:
+        shape = row_shape(sig)
+        in_dtypes = tuple(t.dtype.value for t in sig.inputs)
+        out_dtypes = tuple(t.dtype.value for t in sig.outputs)
+        vector = choose_vector(shape[-1], [d for d, t in zip(in_dtypes, sig.inputs) if not t.scalar] + list(out_dtypes))
+        threads, units = choose_threads(shape[-1], vector)
+        if units > MAX_UNITS:
+            raise FusionError(f"rows of {shape[-1]} elements exceed what one CTA holds in registers "
+                              f"({MAX_THREADS * MAX_UNITS * vector}); longer rows are not scheduled yet")
+        return RowReductionSchedule(in_dtypes, out_dtypes, tuple(input_kind(t, shape) for t in sig.inputs),
+                                    tuple(output_kind(t, shape) for t in sig.outputs), vector, threads, units)
+
+    def encode(self, params: RowReductionSchedule) -> dict:
+        return {"vector": params.vector, "threads": params.threads, "units": params.units,
+                "in_kinds": ",".join(params.in_kinds), "out_kinds": ",".join(params.out_kinds)}
+
+    def decode(self, sig: FusionSig, fields: dict) -> RowReductionSchedule:
+        """The decisions in `fields`, the heuristic's for the rest; `in_kinds` / `out_kinds`, when
+        given, as the API derived them from concrete shapes (fusion IR may say `?` for N)."""
+        params = self.heuristic(sig)
+        unknown = set(fields) - {"vector", "threads", "units", "in_kinds", "out_kinds"}
+        ints = {k: fields[k] for k in ("vector", "threads", "units") if k in fields}
+        kinds = {k: tuple(str(fields[k]).split(",")) if k in fields else getattr(params, k)
+                 for k in ("in_kinds", "out_kinds")}
+        if unknown or any(not isinstance(v, int) for v in ints.values()) \
+                or len(kinds["in_kinds"]) != len(sig.inputs) or len(kinds["out_kinds"]) != len(sig.outputs) \
+                or set(kinds["in_kinds"]) - set(IN_KINDS) or set(kinds["out_kinds"]) - set(OUT_KINDS):
+            raise FusionError(f"row_reduction schedule takes integers vector, threads, units and one kind per input "
+                              f"({', '.join(IN_KINDS)}) and output ({', '.join(OUT_KINDS)}), got {fields}")
+        params = RowReductionSchedule(params.in_dtypes, params.out_dtypes, kinds["in_kinds"], kinds["out_kinds"],
+                                      ints.get("vector", params.vector), ints.get("threads", params.threads),
+                                      ints.get("units", params.units))
+        if params.vector not in (1, 2, 4, 8) or params.threads not in (32, 64, 128, 256, 512, 1024) \
+                or not 1 <= params.units <= 2 * MAX_UNITS:
+            raise FusionError(f"row_reduction schedule {fields} is out of range (vector 1/2/4/8, threads a power "
+                              f"of two in [32, 1024], units 1-{2 * MAX_UNITS})")
+        return params
+
+    def build(self, func_op, params: RowReductionSchedule, kernel_name: str, insertion_point):
+        from .row_reduction_kernel import build_kernel
+
+        return build_kernel(func_op, params, kernel_name, insertion_point)
+
+    def launch(self, params: RowReductionSchedule, sig: FusionSig) -> dict:
+        """One CTA per row; `cols` as the kernel scalar; an error when the row does not fit."""
+        shape = row_shape(sig)
+        cols, rows = shape[-1], math.prod(shape[:-1])
+        if rows * cols == 0:
+            return {"tiles": 0, "scalars": {}}
+        if cols > params.capacity or cols % params.vector:
+            raise FusionError(f"row_reduction kernel holds rows of at most {params.capacity} elements in "
+                              f"vectors of {params.vector}; these rows have {cols}")
+        if rows > I32_MAX or rows * cols > I32_MAX * 8:
+            raise FusionError(f"{rows} rows of {cols} exceed the kernel's index range")
+        return {"tiles": rows, "scalars": {"cols": cols}}
+
+    def meta(self, params: RowReductionSchedule) -> dict:
+        return {"params": params.kernel_params(), "block": [params.threads, 1, 1], "grid": "per_tile",
+                "dynamic_smem": 0, "schedule": params.to_json()}
+
+
+SCHEDULER = _RowReduction()

@@ -1,0 +1,169 @@
+"""The row-reduction scheduler's kernel: a fusion func + a RowReductionSchedule -> kernel IR.
+
+    row = block id; thread t holds units u_k = t + k * threads (k < units) of `vector` columns
+    load every full input's units at row * N + col (a unit past the row's end reads the row's
+    last unit and is masked out) and every cols input's units at col
+    per reduction, in program order:
+        its operand per lane (kernel.body.evaluate, the earlier reductions given), folded over the
+        thread's valid lanes, the warp (gpu.shuffle xor 16, 8, 4, 2, 1) and the warps: lane 0 of
+        each warp stores into the reduction's smem slot, every thread folds the slot
+    every output per lane: full outputs by vector stores of the valid units, row outputs by
+    thread 0.
+
+The barrier between a slot's stores and its loads is not written here: fuser-insert-syncs
+derives it (a generic write -> generic read hazard between threads).  Every reduction has its
+own slot and a CTA reduces one row, so no slot is written twice.
+"""
+from __future__ import annotations
+
+import math
+
+from mlir import ir
+from mlir.dialects import arith, gpu, memref
+
+from ..dialects import nvasync
+from ..frontend.dtypes import DataType
+from ..kernel import body
+from ..kernel.builders import (gep, i32, if_then, index, kernel_arg_type, kernel_func, lanes, load_global,
+                               memory_type, pack, smem_type, store_global, to_i32, to_i64, to_index)
+from .pointwise_strided_kernel import check_right_aligned
+from .row_reduction import RowReductionSchedule
+
+WARP = 32
+# What folds a reduction and where it starts (the sum of a mean or var too).
+_FOLD = {"sum": arith.addf, "mean": arith.addf, "max": arith.maximumf, "min": arith.minimumf}
+_IDENTITY = {"sum": 0.0, "mean": 0.0, "max": -math.inf, "min": math.inf}
+
+
+def build_kernel(func_op, schedule: RowReductionSchedule, kernel_name: str, insertion_point):
+    """Insert the kernel for fusion `func_op` as `gpu.func @kernel_name` at `insertion_point`."""
+    check_right_aligned(func_op)
+    params = schedule.kernel_params()
+    kernel = kernel_func(kernel_name, [kernel_arg_type(p) for p in params], schedule.threads, insertion_point)
+    entry = kernel.regions[0].blocks[0]
+    with ir.InsertionPoint(entry.operations[0]):
+        _KernelBuilder(func_op, schedule, params, list(entry.arguments)).build()
+    return kernel
+
+
+class _KernelBuilder:
+    def __init__(self, func_op, schedule: RowReductionSchedule, params, args):
+        self.func = func_op
+        self.s = schedule
+        self.pointers = {p["tensor"]: a for p, a in zip(params, args) if p["kind"] == "pointer"}
+        self.align = {p["tensor"]: p["align"] for p in params if p["kind"] == "pointer"}
+        self.values = {p["tensor"]: body.to_compute(a, p["dtype"]) for p, a in zip(params, args) if p["kind"] == "value"}
+        self.cols = args[-1]
+        self.smem_end = 0
+
+    def build(self):
+        s = self.s
+        self.tid = to_i32(gpu.thread_id(gpu.Dimension.x))
+        self.row = to_i32(gpu.block_id(gpu.Dimension.x))
+        self.row_start = arith.muli(to_i64(self.row), to_i64(self.cols))
+        last = arith.subi(self.cols, i32(s.vector))
+        self.columns, self.valid = [], []
+        for k in range(s.units):
+            col = arith.muli(arith.addi(self.tid, i32(k * s.threads)), i32(s.vector))
+            self.valid.append(arith.cmpi(arith.CmpIPredicate.slt, col, self.cols))
+            self.columns.append(arith.minsi(col, last))
+        # Full inputs are loaded once and stay in registers; cols inputs (a norm's weights: small,
+        # cached) are loaded again by each stage that uses them, so they are not live across the
+        # reductions (measured: a LayerNorm of 32K-element rows spilled with its weights resident).
+        self.full = {j: self.load(j) for j, kind in enumerate(s.in_kinds) if kind == "full"}
+        given = {}
+        for op in self.func.regions[0].blocks[0].operations:
+            name = op.operation.name
+            if name == "fusion.reduce":
+                kind = op.attributes["kind"].value
+                total = self.row_fold(kind, self.lanes_of(op.operands[0], given))
+                given[op.result] = arith.divf(total, self.count()) if kind == "mean" else total
+            elif name == "fusion.var":
+                given[op.result] = self.variance(op, given)
+        self.store_outputs(given)
+
+    # --- loads and stores ------------------------------------------------------------------------
+    def load(self, j: int, columns=None) -> list:
+        """Input j's lanes at the units starting at `columns` (default: all of the thread's):
+        [unit][lane] in compute form."""
+        s, kind, dtype = self.s, self.s.in_kinds[j], self.s.in_dtypes[j]
+        columns = self.columns if columns is None else columns
+        if kind == "value":
+            return [[self.values[f"input{j}"]] * s.vector for _ in columns]
+        units = []
+        for col in columns:
+            offset = arith.addi(self.row_start, to_i64(col)) if kind == "full" else to_i64(col)
+            vec = load_global(gep(self.pointers[f"input{j}"], offset, dtype),
+                              ir.VectorType.get([s.vector], memory_type(dtype)), self.align[f"input{j}"])
+            units.append(lanes(body.to_compute(vec, dtype)))
+        return units
+
+    def lane_args(self, k: int) -> list:
+        """The fusion's arguments for each lane of unit k, in compute form: [lane][argument]."""
+        s = self.s
+        units = [self.full[j][k] if kind == "full" else self.load(j, [self.columns[k]])[0]
+                 for j, kind in enumerate(s.in_kinds)]
+        return [[unit[i] for unit in units] for i in range(s.vector)]
+
+    def store_outputs(self, given):
+        s = self.s
+        for k, (col, valid) in enumerate(zip(self.columns, self.valid)):
+            results = [body.evaluate(self.func, args, given) for args in self.lane_args(k)]
+            full = [j for j, kind in enumerate(s.out_kinds) if kind == "full"]
+            if full:
+                with if_then(valid):
+                    offset = arith.addi(self.row_start, to_i64(col))
+                    for j in full:
+                        dtype = s.out_dtypes[j]
+                        store_global(body.to_memory(pack([r[j] for r in results]), dtype),
+                                     gep(self.pointers[f"output{j}"], offset, dtype), self.align[f"output{j}"])
+            rows = [j for j, kind in enumerate(s.out_kinds) if kind == "row"]
+            if k == 0 and rows:               # thread 0's first unit is in every row
+                with if_then(arith.cmpi(arith.CmpIPredicate.eq, self.tid, i32(0))):
+                    for j in rows:
+                        dtype = s.out_dtypes[j]
+                        store_global(body.to_memory(results[0][j], dtype),
+                                     gep(self.pointers[f"output{j}"], to_i64(self.row), dtype), DataType(dtype).itemsize)
+
+    # --- reductions ------------------------------------------------------------------------------
+    def lanes_of(self, value, given) -> list:
+        """[(lane value, valid)] of fusion value `value` over the thread's lanes."""
+        return [(body.evaluate(self.func, args, given, wanted=[value])[0], valid)
+                for k, valid in enumerate(self.valid) for args in self.lane_args(k)]
+
+    def count(self):
+        return arith.sitofp(ir.F32Type.get(), self.cols)
+
+    def variance(self, op, given):
+        """Two-pass: the mean, then the squared deviations' sum over max(N - correction, 0)."""
+        values = self.lanes_of(op.operands[0], given)
+        mean = arith.divf(self.row_fold("sum", values), self.count())
+        deviations = []
+        for v, valid in values:
+            d = arith.subf(v, mean)
+            deviations.append((arith.mulf(d, d), valid))
+        correction = ir.IntegerAttr(op.attributes["correction"]).value
+        divisor = arith.maxsi(arith.subi(self.cols, i32(correction)), i32(0))
+        return arith.divf(self.row_fold("sum", deviations), arith.sitofp(ir.F32Type.get(), divisor))
+
+    def row_fold(self, kind: str, values):
+        """The row's `kind` fold of every thread's (value, valid) lanes, in every thread."""
+        fold, f32 = _FOLD[kind], ir.F32Type.get()
+        identity = arith.constant(f32, _IDENTITY[kind])
+        acc = identity
+        for v, valid in values:
+            acc = fold(acc, arith.select(valid, v, identity))
+        for offset in (16, 8, 4, 2, 1):
+            acc = fold(acc, gpu.shuffle(acc, i32(offset), i32(WARP), gpu.ShuffleMode.XOR)[0])
+        warps = self.s.threads // WARP
+        if warps == 1:
+            return acc
+        slot = nvasync.SmemBufferOp(smem_type([warps], "f32"), offset=self.smem_end).buffer
+        self.smem_end += -(-warps * 4 // 16) * 16          # slots 16-byte aligned
+        lane = arith.andi(self.tid, i32(WARP - 1))
+        with if_then(arith.cmpi(arith.CmpIPredicate.eq, lane, i32(0))):
+            memref.store(acc, slot, [to_index(arith.shrui(self.tid, i32(5)))])
+        total = memref.load(slot, [index(0)])
+        for w in range(1, warps):
+            total = fold(total, memref.load(slot, [index(w)]))
+        return total

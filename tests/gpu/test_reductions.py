@@ -1,0 +1,65 @@
+"""Reductions and normalizations on the H100 against torch in float64: softmax, log-softmax,
+RMSNorm, LayerNorm (with its row statistics) and every reduction kind, on fresh random inputs
+with NaN-poisoned outputs; ragged columns, 1 row, 1 column, rows up to 64K elements, each float
+dtype, keepdim both ways; NaN and inf propagating as torch propagates them.
+
+Run offline with artifacts built here (README, "GPU tests"); skipped where no CUDA GPU exists.
+"""
+import os
+import sys
+
+import pytest
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+from cases import REDUCTION_CASES, reduction_inputs  # noqa: E402
+from test_pointwise import TOLERANCE, poisoned, reference  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA Hopper GPU")
+BY_NAME = {name: (build, shape) for name, build, shape in REDUCTION_CASES}
+
+
+def run(name, poison_x=None):
+    """(fusion, outputs, references) of case `name`; `poison_x(x)` edits the input first."""
+    build, shape = BY_NAME[name]
+    fd = build()
+    inputs = reduction_inputs(fd, shape, "cuda")
+    if poison_x:
+        poison_x(inputs[0])
+    refs = reference(fd, inputs)
+    out = [poisoned(tuple(r.shape), t.dtype) for r, t in zip(refs, fd.outputs)]
+    fd.execute(inputs, out=out)
+    torch.cuda.synchronize()
+    compiled = fd.compile(reduction_inputs(fd, shape, "meta"))
+    assert compiled.scheduler.name == "row_reduction"
+    return fd, out, refs
+
+
+@pytest.mark.parametrize("name", list(BY_NAME))
+def test_reduction_matches_torch(name):
+    fd, out, refs = run(name)
+    for o, r, t in zip(out, refs, fd.outputs):
+        assert not torch.isnan(o).any(), f"{name}: unwritten (NaN) elements in output {t!r}"
+        err = (o.double() - r).norm() / r.norm().clamp_min(1e-30)
+        assert err < TOLERANCE[t.dtype], f"{name}: relative error {err:.3e} for {t!r}"
+
+
+@pytest.mark.parametrize("name", ["softmax-BFloat16-300x1000", "row_stats-Float-1x2", "layer_norm-Float-7x777"])
+def test_nan_and_inf_propagate_as_in_torch(name):
+    """A NaN in row 0, +inf in row 1 and -inf in row 2 (where the case has those rows): every
+    output is NaN exactly where torch's is, and close to it elsewhere."""
+    def poison(x):
+        x[0, x.shape[1] // 2] = float("nan")
+        if x.shape[0] > 2:
+            x[1, 0] = float("inf")
+            x[2, -1] = float("-inf")
+
+    fd, out, refs = run(name, poison)
+    for o, r, t in zip(out, refs, fd.outputs):
+        r = r.expand(o.shape)
+        assert torch.equal(torch.isnan(o), torch.isnan(r)), f"{name}: NaNs of {t!r} differ from torch's"
+        finite = torch.isfinite(r)
+        assert torch.equal(torch.isinf(o), torch.isinf(r)), f"{name}: infinities of {t!r} differ from torch's"
+        if finite.any():
+            err = (o.double()[finite] - r[finite]).norm() / r[finite].norm().clamp_min(1e-30)
+            assert err < TOLERANCE[t.dtype], f"{name}: relative error {err:.3e} for {t!r}"

@@ -1,0 +1,114 @@
+"""Reductions and normalizations: fuser_mlir vs torch eager vs torch.compile, effective bandwidth.
+
+softmax, RMSNorm (with weight), LayerNorm (with weight and bias) and a row sum over bf16 tensors of
+rows in {4096, 32768} x columns in {1024, 4096, 8192, 32768} (fuser_mlir.frontend.normalizations
+records them as users write them; the row-reduction scheduler runs them).  Every system is timed
+as users call it (tools/timing.py device_ms: `fd.execute(inputs)` allocating its outputs, the
+torch expression, a static-shape torch.compile per shape); effective TB/s = (bytes read + written)
+/ median time, the bytes of the inputs and the outputs as each system returns them.
+
+    # here (MLIR available): build the kernels
+    FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_norm.py --build
+    # on the H100 (offline):
+    FUSER_MLIR_CACHE_DIR=.fuser_cache FUSER_MLIR_OFFLINE=1 python3 tools/bench_norm.py --json out.json
+"""
+from __future__ import annotations
+
+import torch
+from timing import bench_arguments, copy_tbps, device_ms, save
+
+from fuser_mlir import DataType, FusionDefinition
+from fuser_mlir.frontend.normalizations import layer_norm, rms_norm, softmax
+
+ROWS = (4096, 32768)
+COLS = (1024, 4096, 8192, 32768)
+
+
+def _fusion(recipe, weights):
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1, -1], DataType.BFloat16)
+        params = [fd.define_tensor([-1], DataType.BFloat16) for _ in range(weights)]
+        outs = recipe(fd.ops, x, *params)
+        for out in outs if isinstance(outs, tuple) else [outs]:
+            fd.add_output(out)
+    return fd
+
+
+def _torch_layer_norm(x, w, b):
+    return torch.nn.functional.layer_norm(x, x.shape[-1:], w, b, 1e-5)
+
+
+FUSIONS = {
+    # name: (fusion, torch equivalent, weights)
+    "softmax": (lambda: _fusion(softmax, 0), lambda x: torch.softmax(x, -1), 0),
+    "rms_norm": (lambda: _fusion(rms_norm, 1),
+                 lambda x, w: torch.nn.functional.rms_norm(x.float(), x.shape[-1:], w.float(), 1e-6).to(x.dtype), 1),
+    # fuser_mlir also returns the row statistics (mean, rstd), as torch.native_layer_norm does.
+    "layer_norm": (lambda: _fusion(layer_norm, 2), _torch_layer_norm, 2),
+    "row_sum": (lambda: _fusion(lambda o, x: o.sum(x, -1), 0), lambda x: x.sum(-1), 0),
+}
+
+
+def inputs_for(weights, rows, cols, device):
+    x = torch.randn(rows, cols, device=device).to(torch.bfloat16) if device != "meta" else \
+        torch.empty(rows, cols, dtype=torch.bfloat16, device="meta")
+    params = [torch.empty(cols, dtype=torch.bfloat16, device="meta") if device == "meta" else
+              (1 + 0.2 * torch.randn(cols, device=device)).to(torch.bfloat16) for _ in range(weights)]
+    return [x] + params
+
+
+def build(names):
+    for name in names:
+        make, _, weights = FUSIONS[name]
+        for cols in COLS:
+            make().compile(inputs_for(weights, ROWS[0], cols, "meta"))
+        print("built", name)
+
+
+def _nbytes(tensors):
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def bench(json_path, names):
+    results = {"device": torch.cuda.get_device_name(), "copy_TBps": copy_tbps(), "rows": []}
+    for name in names:
+        make, eager, weights = FUSIONS[name]
+        fd = make()
+        for rows in ROWS:
+            for cols in COLS:
+                torch._dynamo.reset()
+                compiled = torch.compile(eager, dynamic=False)
+                inputs = inputs_for(weights, rows, cols, "cuda")
+                ours, theirs = fd.execute(inputs), eager(*inputs)
+                first = ours[0]
+                err = ((first.double() - theirs.double()).norm() / theirs.double().norm()).item()
+                row = {"fusion": name, "rows": rows, "cols": cols, "rel_err": err}
+                for system, fn, outs in (("fuser_mlir", lambda: fd.execute(inputs), ours),
+                                         ("eager", lambda: eager(*inputs), [theirs]),
+                                         ("torch_compile", lambda: compiled(*inputs), [theirs])):
+                    ms = device_ms(fn)
+                    row[f"{system}_ms"], row[f"{system}_TBps"] = ms, _nbytes(inputs + list(outs)) / ms / 1e9
+                row["vs_eager"] = row["eager_ms"] / row["fuser_mlir_ms"]
+                row["vs_compile"] = row["torch_compile_ms"] / row["fuser_mlir_ms"]
+                results["rows"].append(row)
+                print(f"{name:10s} {rows:6d}x{cols:<6d} fuser_mlir {row['fuser_mlir_TBps']:5.2f} TB/s  eager "
+                      f"{row['eager_TBps']:5.2f}  compile {row['torch_compile_TBps']:5.2f}  vs eager "
+                      f"{row['vs_eager']:5.2f}x  vs compile {row['vs_compile']:5.2f}x  rel err {err:.1e}", flush=True)
+                del inputs, ours, theirs
+                torch.cuda.empty_cache()
+    print(f"copy rate {results['copy_TBps']:.2f} TB/s")
+    save(results, json_path)
+
+
+def main():
+    p = bench_arguments(__doc__)
+    p.add_argument("--fusions", default=",".join(FUSIONS), help=f"comma-separated, some of {', '.join(FUSIONS)}")
+    args = p.parse_args()
+    names = args.fusions.split(",")
+    if set(names) - set(FUSIONS):
+        p.error(f"--fusions takes some of {', '.join(FUSIONS)}")
+    build(names) if args.build else bench(args.json, names)
+
+
+if __name__ == "__main__":
+    main()
