@@ -5,8 +5,10 @@
     last unit and is masked out) and every cols input's units at col
     per reduction, in program order:
         its operand per lane (kernel.body.evaluate, the earlier reductions given), folded over the
-        thread's valid lanes, the warp (gpu.shuffle xor 16, 8, 4, 2, 1) and the warps: lane 0 of
-        each warp stores into the reduction's smem slot, every thread folds the slot
+        thread's valid lanes (a tree), the warp (gpu.shuffle xor 16, 8, 4, 2, 1) and the warps:
+        lane 0 of each warp stores into the reduction's smem slot, lane w of every warp loads
+        warp w's partial (the others the identity) and the warp folds them by shuffles again (a
+        var reuses a mean of the same value)
     every output per lane: full outputs by vector stores of the valid units, row outputs by
     thread 0.
 
@@ -24,7 +26,7 @@ from mlir.dialects import arith, gpu, memref
 from ..dialects import nvasync
 from ..frontend.dtypes import DataType
 from ..kernel import body
-from ..kernel.builders import (gep, i32, if_then, index, kernel_arg_type, kernel_func, lanes, load_global,
+from ..kernel.builders import (gep, i32, if_then, kernel_arg_type, kernel_func, lanes, load_global,
                                memory_type, pack, smem_type, store_global, to_i32, to_i64, to_index)
 from .pointwise_strided_kernel import check_right_aligned
 from .row_reduction import RowReductionSchedule
@@ -71,15 +73,20 @@ class _KernelBuilder:
         # cached) are loaded again by each stage that uses them, so they are not live across the
         # reductions (measured: a LayerNorm of 32K-element rows spilled with its weights resident).
         self.full = {j: self.load(j) for j, kind in enumerate(s.in_kinds) if kind == "full"}
-        given = {}
+        given, means = {}, {}            # means: by the value averaged (a var reuses its mean)
         for op in self.func.regions[0].blocks[0].operations:
             name = op.operation.name
             if name == "fusion.reduce":
                 kind = op.attributes["kind"].value
+                if kind == "mean" and op.operands[0] in means:
+                    given[op.result] = means[op.operands[0]]
+                    continue
                 total = self.row_fold(kind, self.lanes_of(op.operands[0], given))
                 given[op.result] = arith.divf(total, self.count()) if kind == "mean" else total
+                if kind == "mean":
+                    means[op.operands[0]] = given[op.result]
             elif name == "fusion.var":
-                given[op.result] = self.variance(op, given)
+                given[op.result] = self.variance(op, given, means)
         self.store_outputs(given)
 
     # --- loads and stores ------------------------------------------------------------------------
@@ -134,10 +141,13 @@ class _KernelBuilder:
     def count(self):
         return arith.sitofp(ir.F32Type.get(), self.cols)
 
-    def variance(self, op, given):
-        """Two-pass: the mean, then the squared deviations' sum over max(N - correction, 0)."""
+    def variance(self, op, given, means):
+        """Two-pass: the mean (a mean of the same value already folded is reused), then the squared
+        deviations' sum over max(N - correction, 0)."""
         values = self.lanes_of(op.operands[0], given)
-        mean = arith.divf(self.row_fold("sum", values), self.count())
+        if op.operands[0] not in means:
+            means[op.operands[0]] = arith.divf(self.row_fold("sum", values), self.count())
+        mean = means[op.operands[0]]
         deviations = []
         for v, valid in values:
             d = arith.subf(v, mean)
@@ -147,14 +157,15 @@ class _KernelBuilder:
         return arith.divf(self.row_fold("sum", deviations), arith.sitofp(ir.F32Type.get(), divisor))
 
     def row_fold(self, kind: str, values):
-        """The row's `kind` fold of every thread's (value, valid) lanes, in every thread."""
+        """The row's `kind` fold of every thread's (value, valid) lanes, in every thread: a tree
+        over the thread's lanes, shuffles over the warp, then each warp's lane w folds warp w's
+        partial from the smem slot and shuffles again (5 steps, not one load per warp)."""
         fold, f32 = _FOLD[kind], ir.F32Type.get()
         identity = arith.constant(f32, _IDENTITY[kind])
-        acc = identity
-        for v, valid in values:
-            acc = fold(acc, arith.select(valid, v, identity))
-        for offset in (16, 8, 4, 2, 1):
-            acc = fold(acc, gpu.shuffle(acc, i32(offset), i32(WARP), gpu.ShuffleMode.XOR)[0])
+        level = [arith.select(valid, v, identity) for v, valid in values]
+        while len(level) > 1:
+            level = [fold(a, b) for a, b in zip(level[::2], level[1::2])] + level[len(level) // 2 * 2:]
+        acc = self.warp_fold(fold, level[0])
         warps = self.s.threads // WARP
         if warps == 1:
             return acc
@@ -163,7 +174,14 @@ class _KernelBuilder:
         lane = arith.andi(self.tid, i32(WARP - 1))
         with if_then(arith.cmpi(arith.CmpIPredicate.eq, lane, i32(0))):
             memref.store(acc, slot, [to_index(arith.shrui(self.tid, i32(5)))])
-        total = memref.load(slot, [index(0)])
-        for w in range(1, warps):
-            total = fold(total, memref.load(slot, [index(w)]))
-        return total
+        partial = memref.load(slot, [to_index(arith.minui(lane, i32(warps - 1)))])
+        # Lanes past the last warp hold the identity, so that every lane ends with the total.
+        return self.warp_fold(fold, arith.select(arith.cmpi(arith.CmpIPredicate.ult, lane, i32(warps)), partial,
+                                                 identity))
+
+    @staticmethod
+    def warp_fold(fold, value):
+        """`value` folded over the warp's 32 lanes, in each of them (xor butterflies)."""
+        for offset in (16, 8, 4, 2, 1):
+            value = fold(value, gpu.shuffle(value, i32(offset), i32(WARP), gpu.ShuffleMode.XOR)[0])
+        return value

@@ -2,10 +2,11 @@
 // schedule attribute.
 // RUN: fuser-opt %s --split-input-file --verify-diagnostics -p fuser-schedule
 
-// expected-error @below {{no scheduler can compile this fusion (pointwise_strided: ops reduce are not pointwise}}
-func.func @reduction(%x: tensor<4x8xf32>) -> tensor<4xf32> attributes {fusion.fusion} {
-  %r = "fusion.reduce"(%x) {kind = "sum", axes = array<i64: 1>, keepdim = false} : (tensor<4x8xf32>) -> tensor<4xf32>
-  return %r : tensor<4xf32>
+// A column reduction: no scheduler takes it yet, and each one says why.
+// expected-error @below {{no scheduler can compile this fusion (pointwise_strided: ops reduce are not pointwise; matmul: no matmul in the fusion; row_reduction: every reduction must reduce the last axis of one shape, got [4, 8] over [0]; pointwise: ops reduce are not pointwise)}}
+func.func @column_sums(%x: tensor<4x8xf32>) -> tensor<8xf32> attributes {fusion.fusion} {
+  %r = "fusion.reduce"(%x) {kind = "sum", axes = array<i64: 0>, keepdim = false} : (tensor<4x8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
 }
 
 // -----

@@ -1,6 +1,7 @@
 // fuser-schedule turns a softmax fusion (two reductions of the rows, an output per element and
 // one per row) into a row-reduction kernel: one CTA per row, each reduction folded by warp
-// shuffles and then across the warps through its own smem slot.  The scheduler writes no
+// shuffles, then across the 8 warps through its own smem slot (lane w loads warp w's partial,
+// five more shuffles).  The scheduler writes no
 // barrier; fuser-insert-syncs derives one per slot, between the warps' stores and the loads.
 // RUN: fuser-opt %s -p fuser-schedule | FileCheck %s --check-prefix=KERNEL
 // RUN: fuser-opt %s -p fuser-schedule -p fuser-insert-syncs -p fuser-verify-syncs | FileCheck %s --check-prefix=SYNCED
@@ -13,9 +14,14 @@
 // KERNEL-NOT: nvasync.sync_threads
 // KERNEL-COUNT-5: gpu.shuffle  xor
 // KERNEL: "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<8xf32, #gpu.address_space<workgroup>>
+// KERNEL: memref.load
+// KERNEL-COUNT-5: gpu.shuffle  xor
 // KERNEL-NOT: nvasync.sync_threads
 // KERNEL-COUNT-5: gpu.shuffle  xor
 // KERNEL: "nvasync.smem_buffer"() {offset = 32 : i64} : () -> memref<8xf32, #gpu.address_space<workgroup>>
+// KERNEL: memref.load
+// KERNEL-COUNT-5: gpu.shuffle  xor
+// KERNEL-NOT: gpu.shuffle
 // KERNEL-NOT: nvasync.sync_threads
 // KERNEL: gpu.return
 
