@@ -108,6 +108,18 @@ _ARG_TYPES = {"tensormap": lambda p: "!llvm.ptr", "pointer": lambda p: GLOBAL_PT
               "value": lambda p: str(memory_type(p["dtype"]))}
 
 
+def build_kernel_with(builder, func_op, schedule, kernel_name: str, threads: int, insertion_point):
+    """A scheduler's kernel for fusion `func_op`: `gpu.func @kernel_name` with the schedule's
+    kernel parameters, inserted at `insertion_point` (inside a gpu.module), its body built by
+    `builder(func_op, schedule, params, arguments).build()`."""
+    params = schedule.kernel_params()
+    kernel = kernel_func(kernel_name, [kernel_arg_type(p) for p in params], threads, insertion_point)
+    entry = kernel.regions[0].blocks[0]
+    with ir.InsertionPoint(entry.operations[0]):
+        builder(func_op, schedule, params, list(entry.arguments)).build()
+    return kernel
+
+
 def kernel_arg_type(param: dict) -> str:
     """The kernel argument type of one entry of a schedule's kernel parameters (artifact meta
     "params"): a tensor map (by value), a global pointer, an i32 scalar or a scalar input's value."""

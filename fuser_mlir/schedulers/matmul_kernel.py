@@ -45,9 +45,8 @@ from mlir.dialects import arith, gpu, memref, scf, vector
 from ..dialects import nvasync
 from ..passes.unroll_loops import UNROLL_ATTR
 from ..kernel import body
-from ..kernel.builders import (elected_lane_of_warp0, gep, i32, if_then, if_then_else, index, kernel_arg_type,
-                               kernel_func, load_global, memory_type, smem_type, store_global, to_i32, to_i64,
-                               to_index)
+from ..kernel.builders import (build_kernel_with, elected_lane_of_warp0, gep, i32, if_then, if_then_else, index,
+                               load_global, memory_type, smem_type, store_global, to_i32, to_i64, to_index)
 from ..frontend.dtypes import DataType
 from .matmul import BLOCK_K, BLOCK_M, CONSUMERS, CONSUMER_REGS, MATMUL_OPERANDS, PRODUCER_REGS, MatmulSchedule
 
@@ -57,12 +56,7 @@ WGMMA_K = 16
 def build_kernel(func_op, schedule: MatmulSchedule, kernel_name: str, insertion_point):
     """Insert the kernel for fusion `func_op` as `gpu.func @kernel_name` at `insertion_point`
     (inside a gpu.module)."""
-    params = schedule.kernel_params()
-    kernel = kernel_func(kernel_name, [kernel_arg_type(p) for p in params], CONSUMERS, insertion_point)
-    entry = kernel.regions[0].blocks[0]
-    with ir.InsertionPoint(entry.operations[0]):
-        _KernelBuilder(func_op, schedule, params, list(entry.arguments)).build()
-    return kernel
+    return build_kernel_with(_KernelBuilder, func_op, schedule, kernel_name, CONSUMERS, insertion_point)
 
 
 class _KernelBuilder:

@@ -27,8 +27,8 @@ from mlir.dialects import arith, gpu
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
 from ..kernel import body
-from ..kernel.builders import (for_range, gep, i32, i64, if_then, if_then_else, kernel_arg_type, kernel_func,
-                               lanes, load_global, memory_type, pack, store_global, to_i32, to_i64)
+from ..kernel.builders import (build_kernel_with, for_range, gep, i32, i64, if_then, if_then_else, lanes, load_global,
+                               memory_type, pack, store_global, to_i32, to_i64)
 from .pointwise_strided import StridedSchedule
 
 
@@ -36,12 +36,7 @@ def build_kernel(func_op, schedule: StridedSchedule, kernel_name: str, insertion
     """Insert the kernel for fusion `func_op` as `gpu.func @kernel_name` at `insertion_point`
     (inside a gpu.module)."""
     check_right_aligned(func_op)
-    params = schedule.kernel_params()
-    kernel = kernel_func(kernel_name, [kernel_arg_type(p) for p in params], schedule.threads, insertion_point)
-    entry = kernel.regions[0].blocks[0]
-    with ir.InsertionPoint(entry.operations[0]):
-        _KernelBuilder(func_op, schedule, params, list(entry.arguments)).build()
-    return kernel
+    return build_kernel_with(_KernelBuilder, func_op, schedule, kernel_name, schedule.threads, insertion_point)
 
 
 def check_right_aligned(func_op) -> None:

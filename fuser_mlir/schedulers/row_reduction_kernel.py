@@ -26,8 +26,8 @@ from mlir.dialects import arith, gpu, memref
 from ..dialects import nvasync
 from ..frontend.dtypes import DataType
 from ..kernel import body
-from ..kernel.builders import (gep, i32, if_then, kernel_arg_type, kernel_func, lanes, load_global,
-                               memory_type, pack, smem_type, store_global, to_i32, to_i64, to_index)
+from ..kernel.builders import (build_kernel_with, gep, i32, if_then, lanes, load_global, memory_type, pack, smem_type,
+                               store_global, to_i32, to_i64, to_index)
 from .pointwise_strided_kernel import check_right_aligned
 from .row_reduction import RowReductionSchedule
 
@@ -40,12 +40,7 @@ _IDENTITY = {"sum": 0.0, "mean": 0.0, "max": -math.inf, "min": math.inf}
 def build_kernel(func_op, schedule: RowReductionSchedule, kernel_name: str, insertion_point):
     """Insert the kernel for fusion `func_op` as `gpu.func @kernel_name` at `insertion_point`."""
     check_right_aligned(func_op)
-    params = schedule.kernel_params()
-    kernel = kernel_func(kernel_name, [kernel_arg_type(p) for p in params], schedule.threads, insertion_point)
-    entry = kernel.regions[0].blocks[0]
-    with ir.InsertionPoint(entry.operations[0]):
-        _KernelBuilder(func_op, schedule, params, list(entry.arguments)).build()
-    return kernel
+    return build_kernel_with(_KernelBuilder, func_op, schedule, kernel_name, schedule.threads, insertion_point)
 
 
 class _KernelBuilder:
