@@ -138,6 +138,19 @@ def test_heuristic_holds_a_row_in_at_most_a_few_units_a_thread(cols, dtype, expe
     assert (params.vector, params.threads, params.units) == expected
 
 
+def test_empty_rows_launch_nothing_and_rows_of_nothing_are_an_error():
+    from fuser_mlir.compiler import input_signature
+    from fuser_mlir.schedulers.row_reduction import SCHEDULER
+
+    fd = normalization(softmax, BF16)
+    for shape, tiles in (((0, 64), 0), ((3, 64), 3)):
+        sig = input_signature(fd, [torch.empty(shape, dtype=torch.bfloat16, device="meta")])
+        assert SCHEDULER.launch(SCHEDULER.heuristic(sig), sig)["tiles"] == tiles
+    sig = input_signature(fd, [torch.empty(3, 0, dtype=torch.bfloat16, device="meta")])
+    with pytest.raises(FusionError, match=r"reducing rows of 0 elements \(shape \[3, 0\]\) is not supported"):
+        SCHEDULER.launch(SCHEDULER.decode(sig, {}), sig)
+
+
 def test_what_the_row_reduction_scheduler_cannot_take_is_named():
     with pytest.raises(FusionError, match=r"rows of 131072 elements exceed what one CTA holds in registers"):
         normalization(softmax, BF16).compile([torch.empty(2, 131072, dtype=torch.bfloat16, device="meta")])

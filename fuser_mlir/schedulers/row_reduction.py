@@ -203,8 +203,10 @@ class _RowReduction:
         """One CTA per row; `cols` as the kernel scalar; an error when the row does not fit."""
         shape = row_shape(sig)
         cols, rows = shape[-1], math.prod(shape[:-1])
-        if rows * cols == 0:
+        if rows == 0:
             return {"tiles": 0, "scalars": {}}
+        if cols == 0:           # torch gives 0, NaN or an error per kind: not guessed here
+            raise FusionError(f"row_reduction: reducing rows of 0 elements (shape {list(shape)}) is not supported")
         if cols > params.capacity or cols % params.vector:
             raise FusionError(f"row_reduction kernel holds rows of at most {params.capacity} elements in "
                               f"vectors of {params.vector}; these rows have {cols}")
