@@ -41,7 +41,8 @@ def signature(func_op) -> FusionSig:
     matmuls = tuple(MatmulSig(position.get(op.operands[0]), position.get(op.operands[1]),
                               ir.BoolAttr(op.attributes["transpose_b"]).value)
                     for op in body.operations if op.operation.name == "fusion.matmul")
-    reductions = tuple(ReduceSig(_tensor_sig(op.operands[0].type).shape, tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])),
+    reductions = tuple(ReduceSig(_tensor_sig(op.operands[0].type).shape,
+                                 tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])),
                                  ir.BoolAttr(op.attributes["keepdim"]).value)
                        for op in body.operations if op.operation.name in ("fusion.reduce", "fusion.var"))
     return FusionSig(ops, inputs, tuple(_tensor_sig(ty) for ty in ftype.results), matmuls, reductions)

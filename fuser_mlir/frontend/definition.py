@@ -84,6 +84,11 @@ def _broadcast_shapes(*operands) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
+def reduced_shape(shape, axes, keepdim: bool) -> tuple[int, ...]:
+    """`shape` reduced over `axes`: without them, or with them as size 1 (keepdim)."""
+    return tuple(1 if i in axes else d for i, d in enumerate(shape) if keepdim or i not in axes)
+
+
 def _constant(value, dtype: DataType, tensor: Tensor | None) -> Constant:
     """`value` converted to `dtype`, as torch converts a Python number for an op of that dtype."""
     if dtype is DataType.Bool:
@@ -299,8 +304,7 @@ class Fusion:
         if correction is not None and (not isinstance(correction, int) or isinstance(correction, bool)
                                        or correction < 0):
             raise FusionError(f"var of {x!r}: correction must be an int >= 0, got {correction!r}")
-        shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape) if keepdim or i not in axes)
-        out = self._new(shape, x.dtype)
+        out = self._new(reduced_shape(x.shape, axes, keepdim), x.dtype)
         if kind == "var":
             self.nodes.append(Node("var", "", (x,), out, {"axes": axes, "keepdim": keepdim, "correction": correction}))
         else:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..diagnostics import FusionError
-from .definition import Constant, Fusion
+from .definition import Constant, Fusion, reduced_shape
 from .dtypes import DataType
 
 
@@ -25,8 +25,7 @@ def bind_shapes(fd: Fusion, specs: list[tuple[tuple[int, ...], DataType]]) -> di
         if node.op == "matmul":
             shape = _matmul_shape(node, *arg_shapes)
         elif node.op in ("reduce", "var"):
-            axes, keepdim = node.attrs["axes"], node.attrs["keepdim"]
-            shape = tuple(1 if i in axes else d for i, d in enumerate(arg_shapes[0]) if keepdim or i not in axes)
+            shape = reduced_shape(arg_shapes[0], node.attrs["axes"], node.attrs["keepdim"])
         elif node.op == "broadcast":
             shape = tuple(s if s >= 0 else a for s, a in zip(node.out.shape, _right_align(arg_shapes[0], len(node.out.shape))))
         else:

@@ -16,8 +16,9 @@ A scheduler is a module-level object with
 `pick` asks each registered scheduler in turn, as nvFuser's registry does: the strided pointwise
 scheduler first (every pointwise fusion: direct vector loads, measured faster than the TMA
 pipelines on dense tensors, see pointwise_strided.py), then the matmul scheduler (one matmul and
-its epilogue), then the row-reduction scheduler (reductions of the innermost dim).  The TMA pointwise scheduler runs when named (`schedule={"scheduler": "pointwise"}`
-or a `fusion.schedule` attribute).
+its epilogue), then the row-reduction scheduler (reductions of the innermost dim).  The TMA
+pointwise scheduler runs when named (`schedule={"scheduler": "pointwise"}` or a `fusion.schedule`
+attribute).
 """
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ dims (never expanded on the host); non-contiguous inputs, read by their strides;
 any alignment.  And on dense tensors it is the faster of the two on the H100: with one CTA per
 grid step and 8 elements per thread, as Triton's pointwise kernels, it moved 2.94-3.07 TB/s
 against the TMA pipelines' 2.73-3.00 on the benchmark fusions at 2^26-2^27 elements
-(tools/bench_pointwise.py), so the TMA scheduler runs only when named.  Decisions are plain Python (the GPU machine runs
-them too); the kernel is `pointwise_strided_kernel.py`.
+(tools/bench_pointwise.py), so the TMA scheduler runs only when named.  Decisions are plain
+Python (the GPU machine runs them too); the kernel is `pointwise_strided_kernel.py`.
 
 The view.  Every input is read at output indices through its strides in the output's shape
 (torch's `expand`: 0 where broadcast).  Output dims of size 1 are dropped and adjacent dims merge
@@ -304,7 +304,8 @@ class _PointwiseStrided:
     def meta(self, params: StridedSchedule) -> dict:
         """The artifact's launch recipe."""
         return {"params": params.kernel_params(), "block": [params.threads, 1, 1],
-                "grid": "persistent" if params.persistent else "per_tile", "dynamic_smem": 0, "schedule": params.to_json()}
+                "grid": "persistent" if params.persistent else "per_tile", "dynamic_smem": 0,
+                "schedule": params.to_json()}
 
 
 def _dtypes(tensors) -> tuple[str, ...]:
