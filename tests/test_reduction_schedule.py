@@ -129,8 +129,8 @@ def test_gpu_cases_compile_with_one_derived_barrier_per_cross_warp_fold(name):
 
 
 @pytest.mark.parametrize("cols, dtype, expected", [
-    (1000, BF16, (8, 128, 1)), (1003, F32, (1, 256, 4)), (4096, BF16, (8, 128, 4)), (8192, BF16, (8, 256, 4)),
-    (32768, BF16, (8, 1024, 4)), (65536, BF16, (8, 1024, 8)), (8200, F32, (4, 1024, 3)),
+    (1000, BF16, (8, 64, 2)), (1003, F32, (1, 256, 4)), (4096, BF16, (8, 128, 4)), (8192, BF16, (8, 256, 4)),
+    (32768, BF16, (8, 512, 8)), (65536, BF16, (8, 1024, 8)), (8200, F32, (4, 512, 5)),
 ])
 def test_heuristic_holds_a_row_in_at_most_a_few_units_a_thread(cols, dtype, expected):
     fd = normalization(softmax, dtype)
