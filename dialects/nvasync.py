@@ -102,8 +102,9 @@ OPS = [
         operands=[Operand("flag", "global_ptr")], attrs=[Attr("count", "i32")],
         semantics=Semantics(), ptx="atom.add.relaxed.gpu.global.s32; @last st.relaxed.gpu.global.b32 0"),
     _op("split_k_store", "A scheduler's mark (fuser-tma-reduce-store rewrites it): split `split` of a "
-        "split-K tile adds its partial box `src` into the f32 workspace tile at `coords` (`desc`), and "
-        "signals semaphore `flag` once its run of boxes is in (mode: atomic | deterministic). Issued by "
+        "split-K tile adds its partial box `src` into the f32 workspace tile at `coords` (`desc`) -- or, "
+        "mode slots, stores it into a slot of its own there --, and signals semaphore `flag` once its run "
+        "of boxes is in (mode: atomic | deterministic | slots). Issued by "
         "one thread; never by the tile's last split, which waits with split_k_wait.",
         operands=[Operand("desc", "ptr"), Operand("src", "memref"), Operand("flag", "global_ptr"),
                   Operand("split", "i32"), Operand("coords", "i32", variadic=True)],
@@ -181,7 +182,7 @@ def semantics(op_name: str) -> Semantics | None:
 
 FENCE_SPACES = ("shared::cta", "shared::cluster", "global", "all")
 REDUCE_KINDS = ("add", "min", "max")
-SPLIT_K_MODES = ("atomic", "deterministic")
+SPLIT_K_MODES = ("atomic", "deterministic", "slots")
 WGMMA_SWIZZLES = (32, 64, 128)
 TMA_ELEMENT_TYPES = ("f32", "f16", "bf16", "i8", "i16", "i32", "i64", "f64")
 

@@ -130,7 +130,7 @@ def signature(fd: Fusion, shapes: dict, layouts) -> FusionSig:
     position = {t.index: j for j, t in enumerate(fd.inputs)}
     matmuls = tuple(MatmulSig(position.get(n.args[0].index), position.get(n.args[1].index), n.attrs["transpose_b"])
                     for n in fd.nodes if n.op == "matmul")
-    reductions = tuple(ReduceSig(shapes[n.args[0].index], n.attrs["axes"], n.attrs["keepdim"])
+    reductions = tuple(ReduceSig(shapes[n.args[0].index], n.attrs["axes"], n.attrs["keepdim"], n.kind or "var")
                        for n in fd.nodes if n.op in ("reduce", "var"))
     return FusionSig(ops, tuple(TensorSig(shapes[t.index], t.dtype, *lay, scalar=t.scalar)
                                 for t, lay in zip(fd.inputs, layouts)),

@@ -43,7 +43,8 @@ def signature(func_op) -> FusionSig:
                     for op in body.operations if op.operation.name == "fusion.matmul")
     reductions = tuple(ReduceSig(_tensor_sig(op.operands[0].type).shape,
                                  tuple(ir.DenseI64ArrayAttr(op.attributes["axes"])),
-                                 ir.BoolAttr(op.attributes["keepdim"]).value)
+                                 ir.BoolAttr(op.attributes["keepdim"]).value,
+                                 ir.StringAttr(op.attributes["kind"]).value if "kind" in op.attributes else "var")
                        for op in body.operations if op.operation.name in ("fusion.reduce", "fusion.var"))
     return FusionSig(ops, inputs, tuple(_tensor_sig(ty) for ty in ftype.results), matmuls, reductions)
 

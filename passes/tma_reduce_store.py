@@ -14,6 +14,9 @@ The pass rewrites a run of split_k_stores, by mode:
   * atomic: reduce-adds, then `release_flag(flag, 1)`.  The splits add in any order (each add is
     atomic, relaxed at GPU scope; f32 sums are not bitwise reproducible).  The workspace tile must
     be zero at launch: the scheduler's last split clears what it reads.
+  * slots: TMA-stores its boxes (`coords` name a workspace slot of the split's own), then
+    `release_flag(flag, 1)`.  The splits run in any order; the last split folds the slots in split
+    order, so any fold (max, min, not only add) is bitwise reproducible.
 and a split_k_wait (both modes) into `wait_flag(flag, splits - 1)` in every executing thread, then
 `reset_flag(flag, splits - 1 + threads)`: the last of those threads to pass sets the flag back to 0.
 Syncs are not written here: fuser-insert-syncs adds the bulk commit and the `wait_group 0`
@@ -96,7 +99,7 @@ def _rewrite_stores(run_):
                 _copy(run_, store=False, mode=mode)
                 scf.YieldOp([])
         else:
-            _copy(run_, store=False, mode=mode)
+            _copy(run_, store=mode == "slots", mode=mode)
         _mark(nvasync.ReleaseFlagOp(flag, arith.constant(i32, 1)), mode)
     for op in run_:
         op.erase()

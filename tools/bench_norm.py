@@ -1,8 +1,9 @@
 """Reductions and normalizations: fuser_mlir vs torch eager vs torch.compile, effective bandwidth.
 
-softmax, RMSNorm (with weight), LayerNorm (with weight and bias) and a row sum over bf16 tensors of
-rows in {4096, 32768} x columns in {1024, 4096, 8192, 32768} (fuser_mlir.frontend.normalizations
-records them as users write them; the row-reduction scheduler runs them).  Every system is timed
+softmax, RMSNorm (with weight), LayerNorm (with weight and bias), a row sum, a column sum and a
+sum of every element over bf16 tensors of rows in {4096, 32768} x columns in {1024, 4096, 8192,
+32768} (fuser_mlir.frontend.normalizations records them as users write them; the row- and
+outer-reduction schedulers run them).  Every system is timed
 as users call it (tools/timing.py device_ms: `fd.execute(inputs)` allocating its outputs, the
 torch expression, a static-shape torch.compile per shape); effective TB/s = (bytes read + written)
 / median time, the bytes of the inputs and the outputs as each system returns them.
@@ -46,6 +47,9 @@ FUSIONS = {
     # fuser_mlir also returns the row statistics (mean, rstd), as torch.native_layer_norm does.
     "layer_norm": (lambda: _fusion(layer_norm, 2), _torch_layer_norm, 2),
     "row_sum": (lambda: _fusion(lambda o, x: o.sum(x, -1), 0), lambda x: x.sum(-1), 0),
+    # the outer-reduction scheduler: a column sum and a sum of everything
+    "col_sum": (lambda: _fusion(lambda o, x: o.sum(x, 0), 0), lambda x: x.sum(0), 0),
+    "full_sum": (lambda: _fusion(lambda o, x: o.sum(x), 0), lambda x: x.sum(), 0),
 }
 
 
@@ -60,8 +64,9 @@ def inputs_for(weights, rows, cols, device):
 def build(names):
     for name in names:
         make, _, weights = FUSIONS[name]
-        for cols in COLS:
-            make().compile(inputs_for(weights, ROWS[0], cols, "meta"))
+        for rows in ROWS:           # the outer-reduction scheduler splits by the row count
+            for cols in COLS:
+                make().compile(inputs_for(weights, rows, cols, "meta"))
         print("built", name)
 
 

@@ -16,7 +16,8 @@ A scheduler is a module-level object with
 `pick` asks each registered scheduler in turn, as nvFuser's registry does: the strided pointwise
 scheduler first (every pointwise fusion: direct vector loads, measured faster than the TMA
 pipelines on dense tensors, see pointwise_strided.py), then the matmul scheduler (one matmul and
-its epilogue), then the row-reduction scheduler (reductions of the innermost dim).  The TMA
+its epilogue), then the outer-reduction scheduler (reductions of leading dims or of every dim,
+to the kept dims), then the row-reduction scheduler (reductions of the innermost dim).  The TMA
 pointwise scheduler runs when named (`schedule={"scheduler": "pointwise"}` or a `fusion.schedule`
 attribute).
 """
@@ -52,10 +53,12 @@ class MatmulSig:
 @dataclass(frozen=True)
 class ReduceSig:
     """A fusion's reduction (`fusion.reduce` or `fusion.var`) as schedulers see it: the shape it
-    reduces (-1: dynamic), over which axes, and whether they stay as size 1."""
+    reduces (-1: dynamic), over which axes, whether they stay as size 1, and its kind (sum, mean,
+    max, min or var)."""
     shape: tuple[int, ...]
     axes: tuple[int, ...]
     keepdim: bool
+    kind: str
 
 
 @dataclass(frozen=True)
@@ -69,9 +72,10 @@ class FusionSig:
 
 
 def registry():
-    from . import matmul, pointwise, pointwise_strided, row_reduction
+    from . import matmul, outer_reduction, pointwise, pointwise_strided, row_reduction
 
-    return (pointwise_strided.SCHEDULER, matmul.SCHEDULER, row_reduction.SCHEDULER, pointwise.SCHEDULER)
+    return (pointwise_strided.SCHEDULER, matmul.SCHEDULER, outer_reduction.SCHEDULER, row_reduction.SCHEDULER,
+            pointwise.SCHEDULER)
 
 
 def by_name(name: str):

@@ -18,23 +18,17 @@ own slot and a CTA reduces one row, so no slot is written twice.
 """
 from __future__ import annotations
 
-import math
 
 from mlir import ir
-from mlir.dialects import arith, gpu, memref
+from mlir.dialects import arith, gpu
 
-from ..dialects import nvasync
 from ..frontend.dtypes import DataType
-from ..kernel import body
-from ..kernel.builders import (build_kernel_with, gep, i32, if_then, lanes, load_global, memory_type, pack, smem_type,
-                               store_global, to_i32, to_i64, to_index)
+from ..kernel import body, folds
+from ..kernel.builders import (build_kernel_with, gep, i32, if_then, lanes, load_global, memory_type, pack,
+                               store_global, to_i32, to_i64)
 from .pointwise_strided_kernel import check_right_aligned
 from .row_reduction import RowReductionSchedule
 
-WARP = 32
-# What folds a reduction and where it starts (the sum of a mean or var too).
-_FOLD = {"sum": arith.addf, "mean": arith.addf, "max": arith.maximumf, "min": arith.minimumf}
-_IDENTITY = {"sum": 0.0, "mean": 0.0, "max": -math.inf, "min": math.inf}
 
 
 def build_kernel(func_op, schedule: RowReductionSchedule, kernel_name: str, insertion_point):
@@ -153,30 +147,8 @@ class _KernelBuilder:
 
     def row_fold(self, kind: str, values):
         """The row's `kind` fold of every thread's (value, valid) lanes, in every thread: a tree
-        over the thread's lanes, shuffles over the warp, then each warp's lane w folds warp w's
-        partial from the smem slot and shuffles again (5 steps, not one load per warp)."""
-        fold, f32 = _FOLD[kind], ir.F32Type.get()
-        identity = arith.constant(f32, _IDENTITY[kind])
-        level = [arith.select(valid, v, identity) for v, valid in values]
-        while len(level) > 1:
-            level = [fold(a, b) for a, b in zip(level[::2], level[1::2])] + level[len(level) // 2 * 2:]
-        acc = self.warp_fold(fold, level[0])
-        warps = self.s.threads // WARP
-        if warps == 1:
-            return acc
-        slot = nvasync.SmemBufferOp(smem_type([warps], "f32"), offset=self.smem_end).buffer
-        self.smem_end += -(-warps * 4 // 16) * 16          # slots 16-byte aligned
-        lane = arith.andi(self.tid, i32(WARP - 1))
-        with if_then(arith.cmpi(arith.CmpIPredicate.eq, lane, i32(0))):
-            memref.store(acc, slot, [to_index(arith.shrui(self.tid, i32(5)))])
-        partial = memref.load(slot, [to_index(arith.minui(lane, i32(warps - 1)))])
-        # Lanes past the last warp hold the identity, so that every lane ends with the total.
-        return self.warp_fold(fold, arith.select(arith.cmpi(arith.CmpIPredicate.ult, lane, i32(warps)), partial,
-                                                 identity))
-
-    @staticmethod
-    def warp_fold(fold, value):
-        """`value` folded over the warp's 32 lanes, in each of them (xor butterflies)."""
-        for offset in (16, 8, 4, 2, 1):
-            value = fold(value, gpu.shuffle(value, i32(offset), i32(WARP), gpu.ShuffleMode.XOR)[0])
-        return value
+        over the thread's lanes, then the CTA (kernel.folds)."""
+        lanes = [arith.select(valid, v, folds.identity(kind)) for v, valid in values]
+        total = folds.block_fold(kind, folds.tree(kind, lanes), self.tid, self.s.threads, self.smem_end)
+        self.smem_end += folds.slot_bytes(self.s.threads)
+        return total

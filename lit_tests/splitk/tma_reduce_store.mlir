@@ -42,6 +42,19 @@
 // CHECK: "nvasync.bulk_wait"() {{.*}}pending = 0 : i32, read = false}
 // CHECK-NEXT: "nvasync.release_flag"
 
+
+// slots: each split stores its partial into a slot of its own (no predecessor wait, no reduce);
+// the last split folds the slots in split order (schedulers/outer_reduction_kernel.py).
+// CHECK-LABEL: gpu.func @slots
+// CHECK: "nvasync.wait_flag"
+// CHECK: } else {
+// CHECK-NOT: "nvasync.wait_flag"
+// CHECK-NOT: "nvasync.tma_reduce"
+// CHECK: "nvasync.tma_store"{{.*}}fuser.split_k = "slots"
+// CHECK-NEXT: "nvasync.bulk_commit"
+// CHECK: "nvasync.bulk_wait"() {{.*}}pending = 0 : i32, read = false}
+// CHECK-NEXT: "nvasync.release_flag"{{.*}}fuser.split_k = "slots"
+
 // PTX-LABEL: .entry deterministic
 // PTX: ld.acquire.gpu.global.b32
 // PTX: atom.relaxed.gpu.global.add.s32
@@ -54,6 +67,11 @@
 // PTX-NEXT: cp.async.bulk.wait_group{{[[:space:]]+}}0;
 // PTX: red.release.gpu.global.add.s32
 // PTX-LABEL: .entry atomic
+// PTX-LABEL: .entry slots
+// PTX-NOT: cp.reduce.async.bulk
+// PTX: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// PTX: cp.async.bulk.wait_group{{[[:space:]]+}}0;
+// PTX: red.release.gpu.global.add.s32
 
 // RAW: error: unsynchronized hazard: semaphore released before the TMA store's global writes completed
 // RAW: error: unsynchronized hazard: async-proxy global writes after an acquire without fence.proxy.async.global
@@ -115,6 +133,36 @@ gpu.module @kernels {
       vector.store %v, %flat[%e] : memref<2048xf32, #gpu.address_space<workgroup>>, vector<16xf32>
       scf.if %issuer {
         "nvasync.split_k_store"(%desc, %box, %flag, %split, %m, %n) {mode = "atomic"} : (!llvm.ptr, memref<64x32xf32, #gpu.address_space<workgroup>>, !llvm.ptr, i32, i32, i32) -> ()
+      }
+    }
+    gpu.return
+  }
+  gpu.func @slots(%desc: !llvm.ptr, %flags: !llvm.ptr, %m: i32, %n: i32) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %box = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x32xf32, #gpu.address_space<workgroup>>
+    %flat = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<2048xf32, #gpu.address_space<workgroup>>
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %w0 = arith.cmpi ult, %tid, %c32 : index
+    %el = "nvasync.elect_one"() : () -> i1
+    %issuer = arith.andi %w0, %el : i1
+    %split_index = arith.remui %bid, %c4 : index
+    %split = arith.index_cast %split_index : index to i32
+    %tile = arith.divui %bid, %c4 : index
+    %tile64 = arith.index_cast %tile : index to i64
+    %flag = llvm.getelementptr %flags[%tile64] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+    %last = arith.cmpi eq, %split_index, %c3 : index
+    scf.if %last {
+      "nvasync.split_k_wait"(%flag) {splits = 4 : i32} : (!llvm.ptr) -> ()
+    } else {
+      %e = arith.muli %tid, %c16 : index
+      %v = arith.constant dense<1.0> : vector<16xf32>
+      vector.store %v, %flat[%e] : memref<2048xf32, #gpu.address_space<workgroup>>, vector<16xf32>
+      scf.if %issuer {
+        "nvasync.split_k_store"(%desc, %box, %flag, %split, %m, %n) {mode = "slots"} : (!llvm.ptr, memref<64x32xf32, #gpu.address_space<workgroup>>, !llvm.ptr, i32, i32, i32) -> ()
       }
     }
     gpu.return

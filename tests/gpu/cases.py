@@ -194,6 +194,64 @@ REDUCTION_CASES = [
     ]]
 
 
+
+def col_stats(o, x):
+    """Every reduction kind over dim 0, keepdim both ways, var with both corrections."""
+    return [o.sum(x, 0), o.max(x, 0, keepdim=True), o.min(x, 0), o.mean(x, 0, keepdim=True), o.var(x, 0),
+            o.var(x, 0, correction=0, keepdim=True)]
+
+
+def outer_fusion(dtype, rank, kept_inputs, recipe):
+    """A [-1] * rank input of `dtype`, `kept_inputs` inputs of its last dim's size, outputs
+    recipe(fd.ops, x, *kept)."""
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1] * rank, dtype)
+        kept = [fd.define_tensor([-1], dtype) for _ in range(kept_inputs)]
+        outs = recipe(fd.ops, x, *kept)
+        for out in outs if isinstance(outs, (tuple, list)) else [outs]:
+            fd.add_output(out)
+    return fd
+
+
+OUTER_RECIPES = {   # name: (rank, kept inputs, recipe)
+    "col_stats": (2, 0, col_stats),
+    # a kept input before the reduction and one after it, over two leading dims of three
+    "scaled_colsum": (3, 2, lambda o, x, w, b: o.add(o.sum(o.mul(x, w), (0, 1)), b)),
+    # full reductions: a loss-like sum of squares, a global max, min, mean and var
+    "full_stats": (2, 0, lambda o, x: [o.sum(o.mul(x, x)), o.max(x), o.min(x, (0, 1), keepdim=True), o.mean(x),
+                                       o.var(x)]),
+    "vector_sum": (1, 0, lambda o, x: o.sum(x, 0)),
+}
+# (name, fusion, input shape, schedule): ragged columns and rows, 1 row, narrow columns (vector 1,
+# a strip wider than them), numel not a multiple of 8, more splits than rows (splits with no rows).
+OUTER_CASES = [
+    (f"{name}-{d.name}-{'x'.join(map(str, shape))}{'-' + str(splits) + 'splits' if splits else ''}",
+     lambda n=name, d=d: outer_fusion(d, *OUTER_RECIPES[n]), shape,
+     {"scheduler": "outer_reduction", "splits": splits} if splits else None)
+    for name, d, shape, splits in [
+        ("col_stats", DataType.BFloat16, (4097, 1000), 0), ("col_stats", DataType.Float, (3, 5), 0),
+        ("col_stats", DataType.Half, (65536, 8), 0), ("col_stats", DataType.Float, (1, 4096), 0),
+        ("col_stats", DataType.BFloat16, (10, 264), 64), ("col_stats", DataType.Float, (20000, 3), 0),
+        ("scaled_colsum", DataType.BFloat16, (8, 100, 64), 0), ("scaled_colsum", DataType.Float, (3, 7, 9), 0),
+        ("full_stats", DataType.BFloat16, (1000, 1003), 0), ("full_stats", DataType.Float, (2048, 2048), 0),
+        ("full_stats", DataType.Half, (1, 1), 0), ("full_stats", DataType.Float, (5, 40), 37),
+        ("vector_sum", DataType.BFloat16, (1 << 20,), 0), ("vector_sum", DataType.Float, (12345,), 0),
+    ]]
+
+
+def outer_inputs(fd, shape, device):
+    """x of `shape` and each kept input of its last dim: normal on a GPU (kept ones around 1),
+    meta otherwise."""
+    import torch
+
+    from fuser_mlir.frontend.dtypes import torch_dtype
+
+    shapes = [shape] + [shape[-1:]] * (len(fd.inputs) - 1)
+    if device == "meta":
+        return [torch.empty(s, dtype=torch_dtype(t.dtype), device="meta") for s, t in zip(shapes, fd.inputs)]
+    return [(torch.randn(s, device=device) * (1 if j == 0 else 0.2) + (0.5 if j == 0 else 1)).to(torch_dtype(t.dtype))
+            for j, (s, t) in enumerate(zip(shapes, fd.inputs))]
+
 def reduction_inputs(fd, shape, device):
     """x [rows, cols] and each weight [cols]: normal on a GPU (weights around 1), meta otherwise."""
     import torch

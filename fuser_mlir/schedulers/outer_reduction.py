@@ -1,0 +1,256 @@
+"""The outer-reduction scheduler: fusions that reduce leading dims (column sums, `x.amax(0)`,
+statistics over a batch) or every dim (a loss's sum, a global max), in one kernel whose CTAs
+split the reduced rows and combine their partials deterministically.  Decisions in plain Python
+(the GPU machine runs them too); the kernel is `outer_reduction_kernel.py`.
+
+What it takes.  Every `fusion.reduce` / `fusion.var` reduces the leading axes 0..k-1 of one shape
+S: the data is a [M, N] matrix (M = the reduced dims' product, N = the kept ones') reduced over
+its rows.  Reducing every dim (k = rank, or N = 1) is a *full* reduction: the data is then viewed
+as [ceil(E / W), W] rows of W = `tx` x `vector` elements (E = S's element count) and the W column
+totals fold into one at the end.  Inputs are, against S: `full` (shape S, contiguous, 16-byte
+aligned), `kept` (the kept dims S[k:], leading 1s allowed: read per column, e.g. a bias added
+before or after the reduction) or `value` (a scalar input).  Outputs have the kept shape (with
+or without keepdim's 1s).  A reduction's operand may not use another reduction's result (that
+needs the result broadcast back over the reduced rows: a second pass); floating-point tensors
+only.
+
+The work.  `threads` threads form a [ty, tx] grid: tx threads across a strip of W = tx x vector
+columns, threads/tx rows at a time, `unroll` rows per thread in flight.  A strip's M rows are cut
+into `splits` contiguous row ranges; strip x split is a work unit, a strip's splits adjacent
+(unit = strip * splits + split) so their partials meet in L2; the grid is persistent.  Each
+thread folds its rows into per-column f32 accumulators (var: the shifted sums of d = v - K and
+d^2, K the operand at row 0, so var = (sum d^2 - (sum d)^2 / n) / max(n - correction, 0) keeps
+its precision for data far from 0); the CTA folds the ty rows through shared memory in a fixed
+order.  With splits > 1 every split but the last stores its [quantities, W] partial into a
+workspace slot of its own (`nvasync.split_k_store`, mode slots: fuser-tma-reduce-store writes
+the TMA store and the semaphore release, the sync passes the fences and waits); the last split
+waits for them (`nvasync.split_k_wait`), folds the slots in split order into its own partial and
+runs the epilogue: same inputs, same result bits on every launch.  Workspace and per-strip
+semaphores are the runtime's (launch "scratch"), left as found.
+
+The heuristic.  vector: 16 bytes of the narrowest full input, halved until it divides N (full: E);
+threads 256; tx: enough threads for the strip's N columns, at most 256 f32 columns (a TMA box
+row) and at least 16 bytes of f32 (W >= 4); unroll 4; splits: enough units for 4 CTAs per SM
+(SMS), each split at least 2 x unroll rows a thread, at most MAX_SPLITS.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from ..diagnostics import FusionError
+from ..frontend.dtypes import DataType
+from . import FusionSig, TensorSig
+from .matmul import SMS
+from .pointwise import POINTWISE_OPS
+from .row_reduction import REDUCTION_OPS, VECTOR_BYTES, _dims_match
+
+THREADS = 256
+UNROLL = 4
+BOX_COLUMNS = 256          # f32 columns of a workspace box (a TMA box dim holds at most 256)
+CTAS_PER_SM = 4            # units the split count aims for: 4 CTAs per SM
+MAX_SPLITS = 512
+IN_KINDS = ("full", "kept", "value")
+I32_MAX = 2 ** 31 - 1
+
+
+@dataclass(frozen=True)
+class OuterReductionSchedule:
+    in_dtypes: tuple[str, ...]
+    out_dtypes: tuple[str, ...]
+    in_kinds: tuple[str, ...]    # per input: full | kept | value
+    kinds: tuple[str, ...]       # per reduction, in program order: sum | mean | max | min | var
+    full: bool                   # every dim reduced: the W column totals fold into one
+    vector: int                  # elements per load
+    threads: int
+    tx: int                      # threads across a strip
+    unroll: int                  # rows a thread loads per step
+    splits: int
+
+    @property
+    def width(self) -> int:
+        """W, the columns of a strip."""
+        return self.tx * self.vector
+
+    @property
+    def quantities(self) -> int:
+        """f32 partials per column: one per reduction, two for a var (the shifted sums)."""
+        return sum(2 if k == "var" else 1 for k in self.kinds)
+
+    def kernel_params(self) -> list[dict]:
+        """Per input a global pointer (full: aligned to the vector's bytes) or a scalar input's
+        value; a pointer per output; with splits, the workspace (a tensor map of [1, W] f32 boxes and
+        a pointer) and the strips' semaphores; then the i32 scalars `rows`, `cols` (the [rows, cols]
+        view) and `count` (elements each result folds)."""
+        def pointer(tensor, dtype, kind):
+            align = min(VECTOR_BYTES, self.vector * DataType(dtype).itemsize) if kind in ("full", "kept") \
+                else DataType(dtype).itemsize
+            return {"kind": "pointer", "tensor": tensor, "dtype": dtype, "align": align}
+
+        params = ([{"kind": "value", "tensor": f"input{j}", "dtype": d} if k == "value" else pointer(f"input{j}", d, k)
+                   for j, (d, k) in enumerate(zip(self.in_dtypes, self.in_kinds))]
+                  + [pointer(f"output{j}", d, "kept") for j, d in enumerate(self.out_dtypes)])
+        if self.splits > 1:
+            params += [{"kind": "tensormap", "scratch": "workspace", "dtype": "f32", "box": [1, self.width],
+                        "swizzle": 0},
+                       {"kind": "pointer", "scratch": "workspace", "dtype": "f32", "align": 16},
+                       {"kind": "pointer", "scratch": "flags", "dtype": "i32", "align": 4}]
+        return params + [{"kind": "scalar", "type": "i32", "value": name} for name in ("rows", "cols", "count")]
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def reduced_dims(sig: FusionSig) -> tuple[tuple[int, ...], int] | None:
+    """(S, k): every reduction reduces axes 0..k-1 of shape S; None when they do not agree or the
+    axes are not a leading run."""
+    shapes = {r.shape for r in sig.reductions}
+    axes = {r.axes for r in sig.reductions}
+    if len(shapes) != 1 or len(axes) != 1:
+        return None
+    shape, axes = shapes.pop(), axes.pop()
+    if axes != tuple(range(len(axes))):
+        return None
+    return shape, len(axes)
+
+
+def _product(dims) -> int:
+    return -1 if -1 in dims else math.prod(dims)
+
+
+def _strip_ones(shape) -> tuple:
+    shape = tuple(shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def input_kind(t: TensorSig, shape, k: int) -> str | None:
+    if t.scalar:
+        return "value"
+    if _dims_match(t.shape, shape):
+        return "full"
+    if _dims_match(_strip_ones(t.shape), _strip_ones(shape[k:])):
+        return "kept"
+    return None
+
+
+def is_full(shape, k: int) -> bool:
+    return k == len(shape) or _product(shape[k:]) == 1
+
+
+class _OuterReduction:
+    name = "outer_reduction"
+
+    def can_schedule(self, sig: FusionSig) -> str | None:
+        if not sig.ops & REDUCTION_OPS:
+            return "no reduction in the fusion"
+        others = sig.ops - POINTWISE_OPS - REDUCTION_OPS
+        if others:
+            return f"ops {', '.join(sorted(others))} are neither pointwise nor reductions"
+        found = reduced_dims(sig)
+        if found is None:
+            return ("every reduction must reduce the same leading dims of one shape, got "
+                    + ", ".join(f"{list(r.shape)} over {list(r.axes)}" for r in sig.reductions))
+        shape, k = found
+        for what, tensors in (("input", sig.inputs), ("output", sig.outputs)):
+            for j, t in enumerate(tensors):
+                if t.dtype.value not in ("f32", "f16", "bf16"):
+                    return f"{what} {j} is {t.dtype.value}: integer and Bool reductions are not scheduled yet"
+        for j, t in enumerate(sig.inputs):
+            kind = input_kind(t, shape, k)
+            if kind is None:
+                return (f"input {j} of shape {list(t.shape)} is neither the reduced shape {list(shape)}, the kept "
+                        f"dims {list(shape[k:])} nor a scalar")
+            if kind != "value" and (t.strides is not None or not t.aligned):
+                return f"input {j} must be contiguous and 16-byte aligned"
+        for j, t in enumerate(sig.outputs):
+            if not _dims_match(_strip_ones(t.shape), _strip_ones(shape[k:])):
+                return (f"output {j} of shape {list(t.shape)} is not the kept dims {list(shape[k:])}: a reduction over "
+                        f"leading dims cannot broadcast its result back over them in one pass")
+        return None
+
+    def heuristic(self, sig: FusionSig) -> OuterReductionSchedule:
+        shape, k = reduced_dims(sig)
+        full = is_full(shape, k)
+        in_kinds = tuple(input_kind(t, shape, k) for t in sig.inputs)
+        loaded = [t.dtype.value for t, kind in zip(sig.inputs, in_kinds) if kind == "full"] or ["f32"]
+        vector = VECTOR_BYTES // min(DataType(d).itemsize for d in loaded)
+        divided = _product(shape) if full else _product(shape[k:])
+        while vector > 1 and divided > 0 and divided % vector:
+            vector //= 2
+        if full:
+            tx = BOX_COLUMNS // vector
+        else:
+            n = divided if divided > 0 else BOX_COLUMNS
+            tx = max(4 // vector, 1)
+            while tx < BOX_COLUMNS // vector and tx * vector < n:
+                tx *= 2
+        ty = THREADS // tx
+        rows = math.ceil(_product(shape) / (tx * vector)) if full else _product(shape[:k])
+        strips = 1 if full else math.ceil((divided if divided > 0 else BOX_COLUMNS) / (tx * vector))
+        want = math.ceil(CTAS_PER_SM * SMS / strips)
+        most = MAX_SPLITS if rows < 0 else max(1, rows // (2 * UNROLL * ty))
+        return OuterReductionSchedule(tuple(t.dtype.value for t in sig.inputs), tuple(t.dtype.value for t in sig.outputs),
+                                      in_kinds, tuple(r.kind for r in sig.reductions), full, vector, THREADS, tx,
+                                      UNROLL, max(1, min(want, most, MAX_SPLITS)))
+
+    def encode(self, params: OuterReductionSchedule) -> dict:
+        return {"vector": params.vector, "tx": params.tx, "unroll": params.unroll, "splits": params.splits,
+                "in_kinds": ",".join(params.in_kinds)}
+
+    def decode(self, sig: FusionSig, fields: dict) -> OuterReductionSchedule:
+        """The decisions in `fields`, the heuristic's for the rest (`in_kinds` as the API derived
+        them from concrete shapes: fusion IR may say `?`)."""
+        params = self.heuristic(sig)
+        ints = {k: fields[k] for k in ("vector", "tx", "unroll", "splits") if k in fields}
+        in_kinds = tuple(str(fields["in_kinds"]).split(",")) if "in_kinds" in fields else params.in_kinds
+        if set(fields) - {"vector", "tx", "unroll", "splits", "in_kinds"} \
+                or any(not isinstance(v, int) for v in ints.values()) \
+                or len(in_kinds) != len(sig.inputs) or set(in_kinds) - set(IN_KINDS):
+            raise FusionError(f"outer_reduction schedule takes integers vector, tx, unroll, splits and one kind per "
+                              f"input ({', '.join(IN_KINDS)}), got {fields}")
+        fixed = {**asdict(params), **ints, "in_kinds": in_kinds}
+        params = OuterReductionSchedule(**fixed)
+        if params.vector not in (1, 2, 4, 8) or params.tx not in (1, 2, 4, 8, 16, 32, 64, 128, 256) \
+                or not 4 <= params.width <= BOX_COLUMNS or not 1 <= params.unroll <= 8 \
+                or not 1 <= params.splits <= MAX_SPLITS:
+            raise FusionError(f"outer_reduction schedule {fields} is out of range (vector 1/2/4/8, tx a power of two "
+                              f"with 4 <= tx x vector <= {BOX_COLUMNS}, unroll 1-8, splits 1-{MAX_SPLITS})")
+        return params
+
+    def build(self, func_op, params: OuterReductionSchedule, kernel_name: str, insertion_point):
+        from .outer_reduction_kernel import build_kernel
+
+        return build_kernel(func_op, params, kernel_name, insertion_point)
+
+    def launch(self, params: OuterReductionSchedule, sig: FusionSig) -> dict:
+        """Units (strips x splits) for the persistent grid, the [rows, cols] view, the workspace."""
+        shape, k = reduced_dims(sig)
+        elements, kept = math.prod(shape), math.prod(shape[k:])
+        if kept == 0:
+            return {"tiles": 0, "scalars": {}}
+        count = elements // kept
+        if count == 0:          # torch gives 0, NaN or an error per kind: not guessed here
+            raise FusionError(f"outer_reduction: reducing {list(shape)} over dims {list(range(k))} folds no elements")
+        divided = elements if params.full else kept
+        if divided % params.vector:
+            raise FusionError(f"outer_reduction kernel loads vectors of {params.vector}; {divided} "
+                              f"{'elements' if params.full else 'columns'} are not a multiple")
+        if elements > I32_MAX * 8:
+            raise FusionError(f"{list(shape)} exceeds the kernel's index range")
+        rows, cols = (math.ceil(elements / params.width), params.width) if params.full else (count, kept)
+        strips = math.ceil(cols / params.width)
+        launch = {"tiles": strips * params.splits, "scalars": {"rows": rows, "cols": cols, "count": count}}
+        if params.splits > 1:
+            slots = (params.splits, params.quantities * strips * params.width)
+            launch |= {"scratch": {"workspace": ("f32", slots), "flags": ("i32", (strips,))},
+                       "views": {"workspace": slots}}
+        return launch
+
+    def meta(self, params: OuterReductionSchedule) -> dict:
+        return {"params": params.kernel_params(), "block": [params.threads, 1, 1], "grid": "persistent",
+                "dynamic_smem": 0, "schedule": params.to_json()}
+
+
+SCHEDULER = _OuterReduction()
