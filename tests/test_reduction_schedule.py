@@ -155,7 +155,8 @@ def test_what_the_row_reduction_scheduler_cannot_take_is_named():
     with pytest.raises(FusionError, match=r"rows of 131072 elements exceed what one CTA holds in registers"):
         normalization(softmax, BF16).compile([torch.empty(2, 131072, dtype=torch.bfloat16, device="meta")])
     with pytest.raises(FusionError, match="every reduction must reduce the last axis of one shape"):
-        recorded(F32, [-1, -1], lambda o, x: o.sum(x, 0)).compile([torch.empty(4, 8)])
+        recorded(F32, [-1, -1], lambda o, x: o.sum(x, 0)).compile([torch.empty(4, 8)],
+                                                                  schedule={"scheduler": "row_reduction"})
     with pytest.raises(FusionError, match="integer and Bool reductions are not scheduled yet"):
         recorded(I32, [-1, -1], lambda o, x: o.max(x, 1)).compile([torch.empty(4, 8, dtype=torch.int32)])
     with pytest.raises(FusionError, match=r"input 1 of shape \[4, 1\] is neither the rows' shape"):

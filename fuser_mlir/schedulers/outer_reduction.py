@@ -42,8 +42,7 @@ from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
 from . import FusionSig, TensorSig
 from .matmul import SMS
-from .pointwise import POINTWISE_OPS
-from .row_reduction import REDUCTION_OPS, VECTOR_BYTES, _dims_match
+from .row_reduction import VECTOR_BYTES, _dims_match, reduction_problem
 
 THREADS = 256
 UNROLL = 4
@@ -143,20 +142,14 @@ class _OuterReduction:
     name = "outer_reduction"
 
     def can_schedule(self, sig: FusionSig) -> str | None:
-        if not sig.ops & REDUCTION_OPS:
-            return "no reduction in the fusion"
-        others = sig.ops - POINTWISE_OPS - REDUCTION_OPS
-        if others:
-            return f"ops {', '.join(sorted(others))} are neither pointwise nor reductions"
+        problem = reduction_problem(sig)
+        if problem:
+            return problem
         found = reduced_dims(sig)
         if found is None:
             return ("every reduction must reduce the same leading dims of one shape, got "
                     + ", ".join(f"{list(r.shape)} over {list(r.axes)}" for r in sig.reductions))
         shape, k = found
-        for what, tensors in (("input", sig.inputs), ("output", sig.outputs)):
-            for j, t in enumerate(tensors):
-                if t.dtype.value not in ("f32", "f16", "bf16"):
-                    return f"{what} {j} is {t.dtype.value}: integer and Bool reductions are not scheduled yet"
         for j, t in enumerate(sig.inputs):
             kind = input_kind(t, shape, k)
             if kind is None:

@@ -132,23 +132,32 @@ def choose_threads(cols: int, vector: int) -> tuple[int, int]:
     return threads, max(1, math.ceil(chunks / threads))
 
 
+def reduction_problem(sig: FusionSig) -> str | None:
+    """Why a reduction scheduler cannot take `sig` whatever its shapes (None: it may): no
+    reduction, ops neither pointwise nor reductions, tensors not floating-point."""
+    if not sig.ops & REDUCTION_OPS:
+        return "no reduction in the fusion"
+    others = sig.ops - POINTWISE_OPS - REDUCTION_OPS
+    if others:
+        return f"ops {', '.join(sorted(others))} are neither pointwise nor reductions"
+    for what, tensors in (("input", sig.inputs), ("output", sig.outputs)):
+        for j, t in enumerate(tensors):
+            if t.dtype.value not in ("f32", "f16", "bf16"):
+                return f"{what} {j} is {t.dtype.value}: integer and Bool reductions are not scheduled yet"
+    return None
+
+
 class _RowReduction:
     name = "row_reduction"
 
     def can_schedule(self, sig: FusionSig) -> str | None:
-        if not sig.ops & REDUCTION_OPS:
-            return "no reduction in the fusion"
-        others = sig.ops - POINTWISE_OPS - REDUCTION_OPS
-        if others:
-            return f"ops {', '.join(sorted(others))} are neither pointwise nor reductions"
+        problem = reduction_problem(sig)
+        if problem:
+            return problem
         shape = row_shape(sig)
         if shape is None:
             return ("every reduction must reduce the last axis of one shape, got "
                     + ", ".join(f"{list(r.shape)} over {list(r.axes)}" for r in sig.reductions))
-        for what, tensors in (("input", sig.inputs), ("output", sig.outputs)):
-            for j, t in enumerate(tensors):
-                if t.dtype.value not in ("f32", "f16", "bf16"):
-                    return f"{what} {j} is {t.dtype.value}: integer and Bool reductions are not scheduled yet"
         for j, t in enumerate(sig.inputs):
             kind = input_kind(t, shape)
             if kind is None:
