@@ -77,13 +77,14 @@ class OuterReductionSchedule:
         return sum(2 if k == "var" else 1 for k in self.kinds)
 
     def kernel_params(self) -> list[dict]:
-        """Per input a global pointer (full: aligned to the vector's bytes) or a scalar input's
-        value; a pointer per output; with splits, the workspace (a tensor map of [1, W] f32 boxes and
+        """Per input a global pointer (aligned to the vector's bytes; a full reduction's kept
+        inputs and outputs, one element, to their own) or a scalar input's value; a pointer per
+        output; with splits, the workspace (a tensor map of [1, W] f32 boxes and
         a pointer) and the strips' semaphores; then the i32 scalars `rows`, `cols` (the [rows, cols]
         view) and `count` (elements each result folds)."""
         def pointer(tensor, dtype, kind):
-            align = min(VECTOR_BYTES, self.vector * DataType(dtype).itemsize) if kind in ("full", "kept") \
-                else DataType(dtype).itemsize
+            vectors = kind == "full" or not self.full        # a full reduction's kept tensors: one element
+            align = min(VECTOR_BYTES, self.vector * DataType(dtype).itemsize) if vectors else DataType(dtype).itemsize
             return {"kind": "pointer", "tensor": tensor, "dtype": dtype, "align": align}
 
         params = ([{"kind": "value", "tensor": f"input{j}", "dtype": d} if k == "value" else pointer(f"input{j}", d, k)

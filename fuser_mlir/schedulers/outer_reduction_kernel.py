@@ -32,7 +32,6 @@ from mlir.dialects import arith, gpu, memref, scf, vector
 
 from ..diagnostics import FusionError
 from ..dialects import nvasync
-from ..frontend.dtypes import DataType
 from ..kernel import body, folds
 from ..kernel.builders import (build_kernel_with, elected_lane_of_warp0, gep, i32, if_then, if_then_else, index, lanes,
                                load_global, memory_type, pack, smem_type, store_global, to_i32, to_i64, to_index)
@@ -108,8 +107,7 @@ class _KernelBuilder:
             elif kind == "full" and offset is None:
                 units.append([arith.constant(f32, 0.0)] * s.vector)     # unused: outputs are reduced values
             elif kind == "kept" and s.full:
-                one = load_global(gep(self.pointers[name], to_i64(i32(0)), dtype), memory_type(dtype),
-                                  DataType(dtype).itemsize)
+                one = load_global(gep(self.pointers[name], to_i64(i32(0)), dtype), memory_type(dtype), self.align[name])
                 units.append([body.to_compute(one, dtype)] * s.vector)
             else:
                 at = offset if kind == "full" else kept_offset
@@ -149,24 +147,24 @@ class _KernelBuilder:
         q = s.quantities
         self.groups = s.threads // max(s.tx, folds.WARP)       # partials left after the warps' shuffles
         self.red = nvasync.SmemBufferOp(smem_type([self.groups, q * s.width], "f32"), offset=0).buffer
-        self.out_offset = _round_up(self.groups * q * s.width * 4, _ALIGN)
-        self.out_pitch = _round_up(s.width * 4, _ALIGN) // 4
-        self.boxes = [nvasync.SmemBufferOp(smem_type([1, s.width], "f32"),
-                                           offset=self.out_offset + k * self.out_pitch * 4).buffer for k in range(q)]
-        self.slots_offset = self.out_offset + q * self.out_pitch * 4
+        boxes_at = _round_up(self.groups * q * s.width * 4, _ALIGN)
+        box_bytes = _round_up(s.width * 4, _ALIGN)
+        self.boxes = [nvasync.SmemBufferOp(smem_type([1, s.width], "f32"), offset=boxes_at + k * box_bytes).buffer
+                      for k in range(q)]
+        self.slots_offset = boxes_at + q * box_bytes           # a full reduction's CTA-fold slots
 
     def unit(self, strip, split, strips, rows, cols):
         s = self.s
         col = arith.addi(arith.muli(strip, i32(s.width)), arith.muli(self.tx, i32(s.vector)))
         if s.full:
             col_ok, kept_at = None, None
-        else:
+        else:       # a strip's columns past the end load the last vector (masked by col_ok)
             col_ok = arith.cmpi(arith.CmpIPredicate.slt, col, cols)
             kept_at = to_i64(arith.minsi(col, arith.subi(cols, i32(s.vector))))
         chunk = arith.ceildivui(rows, i32(s.splits))
         begin = arith.minsi(arith.muli(split, chunk), rows)
         end = arith.minsi(arith.addi(begin, chunk), rows)
-        shift = self.shift(col, kept_at)
+        shift = self.shift(kept_at)
         acc = self.fold_rows(begin, end, rows, cols, col, col_ok, kept_at, shift)
         if s.splits == 1:
             self.combine(acc)
@@ -188,7 +186,7 @@ class _KernelBuilder:
                     nvasync.SplitKStoreOp(self.scratch["workspace", "tensormap"], box, flag, split, [split, column],
                                           mode="slots")
 
-    def row_offset(self, row, col, rows, cols):
+    def row_offset(self, row, col, kept_at, rows, cols):
         """(element offset of (row, col) in the [rows, cols] view, i64; whether it is in the data).
         Rows past the end read row 0 and flat offsets past the end read element 0 (masked)."""
         s = self.s
@@ -197,16 +195,14 @@ class _KernelBuilder:
             inside = arith.cmpi(arith.CmpIPredicate.slt, flat, to_i64(self.scalars["count"]))
             return arith.select(inside, flat, to_i64(i32(0))), inside
         row = arith.select(arith.cmpi(arith.CmpIPredicate.slt, row, rows), row, i32(0))
-        column = arith.minsi(col, arith.subi(cols, i32(s.vector)))
-        return arith.addi(arith.muli(to_i64(row), to_i64(cols)), to_i64(column)), None
+        return arith.addi(arith.muli(to_i64(row), to_i64(cols)), kept_at), None
 
-    def shift(self, col, kept_at):
+    def shift(self, kept_at):
         """Per var, K per lane: its operand at row 0 (full reductions: at element 0, every lane)."""
         if not any(kind == "var" for _, kind, _ in self.reductions):
             return {}
         s = self.s
-        at = to_i64(i32(0)) if s.full else to_i64(arith.minsi(col, arith.subi(self.scalars["cols"], i32(s.vector))))
-        values = self.operands(self.lane_args(at, kept_at))
+        values = self.operands(self.lane_args(to_i64(i32(0)) if s.full else kept_at, kept_at))
         return {r: [v[0]] * s.vector if s.full else v
                 for r, ((_, kind, _), v) in enumerate(zip(self.reductions, values)) if kind == "var"}
 
@@ -222,7 +218,7 @@ class _KernelBuilder:
             for k in range(s.unroll):
                 row = arith.addi(loop.induction_variable, i32(k * ty_count))
                 ok = arith.cmpi(arith.CmpIPredicate.slt, row, end)
-                offset, inside = self.row_offset(row, col, rows, cols)
+                offset, inside = self.row_offset(row, col, kept_at, rows, cols)
                 for extra in (inside, col_ok):
                     ok = ok if extra is None else arith.andi(ok, extra)
                 values = self.operands(self.lane_args(offset, kept_at))
@@ -349,5 +345,5 @@ class _KernelBuilder:
         for j, dtype in enumerate(s.out_dtypes):
             values = [r[j] for r in results]
             value = pack(values) if width > 1 else values[0]
-            align = min(VECTOR_BYTES, width * DataType(dtype).itemsize)
-            store_global(body.to_memory(value, dtype), gep(self.pointers[f"output{j}"], out_offset, dtype), align)
+            store_global(body.to_memory(value, dtype), gep(self.pointers[f"output{j}"], out_offset, dtype),
+                         self.align[f"output{j}"])

@@ -2,11 +2,11 @@
 // schedule attribute.
 // RUN: fuser-opt %s --split-input-file --verify-diagnostics -p fuser-schedule
 
-// A column reduction: no scheduler takes it yet, and each one says why.
-// expected-error @below {{no scheduler can compile this fusion (pointwise_strided: ops reduce are not pointwise; matmul: no matmul in the fusion; row_reduction: every reduction must reduce the last axis of one shape, got [4, 8] over [0]; pointwise: ops reduce are not pointwise)}}
-func.func @column_sums(%x: tensor<4x8xf32>) -> tensor<8xf32> attributes {fusion.fusion} {
-  %r = "fusion.reduce"(%x) {kind = "sum", axes = array<i64: 0>, keepdim = false} : (tensor<4x8xf32>) -> tensor<8xf32>
-  return %r : tensor<8xf32>
+// A reduction of a middle dim: no scheduler takes it yet, and each one says why.
+// expected-error @below {{no scheduler can compile this fusion (pointwise_strided: ops reduce are not pointwise; matmul: no matmul in the fusion; outer_reduction: every reduction must reduce the same leading dims of one shape, got [2, 4, 8] over [1]; row_reduction: every reduction must reduce the last axis of one shape, got [2, 4, 8] over [1]; pointwise: ops reduce are not pointwise)}}
+func.func @middle_sums(%x: tensor<2x4x8xf32>) -> tensor<2x8xf32> attributes {fusion.fusion} {
+  %r = "fusion.reduce"(%x) {kind = "sum", axes = array<i64: 1>, keepdim = false} : (tensor<2x4x8xf32>) -> tensor<2x8xf32>
+  return %r : tensor<2x8xf32>
 }
 
 // -----
