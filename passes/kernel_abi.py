@@ -7,8 +7,9 @@ Rule
     convert-gpu-to-nvvm drops `llvm.byval`, hence this pass after it;
   * the dynamic shared memory global becomes `.extern .shared .align 1024` (128-B swizzled TMA
     boxes need 1024-B alignment; the upstream lowering leaves a demoted, 16-B aligned variable);
-  * a kernel with `gpu.known_block_size` gets `nvvm.reqntid` and `nvvm.minctasm = 1`, so ptxas
-    knows the register cap at entry that `setmaxnreg` needs.  Its `nvvm.maxntid` (which
+  * a kernel with `gpu.known_block_size` gets `nvvm.reqntid` and `nvvm.minctasm` (1 unless the
+    kernel IR asks for more CTAs per SM), so ptxas knows the register cap at entry that
+    `setmaxnreg` needs.  Its `nvvm.maxntid` (which
     convert-gpu-to-nvvm derives from gpu.func's `known_block_size`) is removed: ptxas rejects
     `.maxntid` next to `.reqntid`, and the exact size already bounds it.
 
@@ -54,6 +55,7 @@ def _kernel_abi(func) -> None:
         attrs["arg_attrs"] = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in arg_attrs])
     if "gpu.known_block_size" in attrs:
         attrs["nvvm.reqntid"] = ir.DenseI32ArrayAttr.get(list(ir.DenseI32ArrayAttr(attrs["gpu.known_block_size"])))
-        attrs["nvvm.minctasm"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1)
+        if "nvvm.minctasm" not in attrs:
+            attrs["nvvm.minctasm"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1)
         if "nvvm.maxntid" in attrs:
             del attrs["nvvm.maxntid"]

@@ -44,26 +44,32 @@ def test_gpu_cases_compile_with_the_derived_protocol_and_no_extra_barrier(name):
     barriers = ir.count('"nvasync.sync_threads"')
     # Per unit at most: red written after the last unit read it, red read after this unit wrote it,
     # then the totals read by other threads (epilogue; none where each thread reads what it wrote)
-    # or TMA-stored (other splits); a full reduction's CTA folds add one each.
-    most = 3 + (s.splits > 1) + (s.quantities if s.full else 0)
+    # or TMA-stored (other splits); a full reduction's CTA folds add one each, and its partial one.
+    most = 3 + (s.splits > 1) + (s.quantities + (s.splits > 1) if s.full else 0)
     assert 2 <= barriers <= most, ir
     assert "WAW" not in ir, "quantities live in disjoint buffers: no barrier between their stores"
     if s.splits > 1:
-        assert ir.count('"nvasync.tma_store"') == s.quantities
-        assert ir.count('fuser.split_k = "slots"') == s.quantities + 1          # the stores and one release
+        stores = 1 if s.full else s.quantities          # a full reduction's quantities share one box
+        assert ir.count('"nvasync.tma_store"') == stores
+        assert ir.count('fuser.split_k = "slots"') == stores + 1          # the stores and one release
         assert "pending = 0 : i32, read = false" in ir and '"nvasync.wait_flag"' in ir
         assert "nvasync.tma_reduce" not in ir and "split_k_store" not in ir
     else:
         assert "nvasync.tma_store" not in ir and "release_flag" not in ir
-    assert assemble(compiled.ptx).cubin
+    # The split count assumes ctas_per_sm CTAs an SM: ptxas is asked for them and must not spill.
+    assert f".minnctapersm {s.ctas_per_sm}" in compiled.ptx
+    assert " 0 bytes spill stores" in assemble(compiled.ptx).log
 
 
 @pytest.mark.parametrize("shape, dims, expected", [
-    ((4096, 4096), 0, (False, 8, 32, 33)),      # 16 strips of 256 columns, 4 CTAs an SM
+    ((4096, 4096), 0, (False, 8, 32, 33)),      # 16 strips of 256 columns x 33: one round of 4 CTAs an SM
+    ((32768, 8192), 0, (False, 8, 32, 16)),     # 32 strips: 512 units, not 544 (a second round)
     ((65536, 8), 0, (False, 8, 1, 32)),         # narrow: one thread across, 256 rows at a time
     ((1000, 3), 0, (False, 1, 4, 1)),           # 3 columns: vector 1, a strip of 4 (16 bytes of f32)
     ((1 << 20,), None, (True, 8, 32, 64)),      # full: [4096, 256] rows, 64 splits of 2 x unroll rows a thread
     ((1001, 1003), None, (True, 1, 256, 490)),  # 1004003 is odd: vector 1, 3922 rows of 256
+    ((32768, 32768), None, (True, 8, 32, 528)),  # one round: 4 CTAs on each of 132 SMs
+    ((4096, 4096), (0, 1), (True, 8, 32, 528)),
 ])
 def test_heuristic(shape, dims, expected):
     fd = fusion(shape, lambda o, x: o.sum(x, dims))

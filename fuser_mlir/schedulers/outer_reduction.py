@@ -21,22 +21,26 @@ into `splits` contiguous row ranges; strip x split is a work unit, a strip's spl
 thread folds its rows into per-column f32 accumulators (var: the shifted sums of d = v - K and
 d^2, K the operand at row 0, so var = (sum d^2 - (sum d)^2 / n) / max(n - correction, 0) keeps
 its precision for data far from 0); the CTA folds the ty rows through shared memory in a fixed
-order.  With splits > 1 every split but the last stores its [quantities, W] partial into a
-workspace slot of its own (`nvasync.split_k_store`, mode slots: fuser-tma-reduce-store writes
+order (a full reduction then folds the W column totals over the CTA).  With splits > 1 every
+split but the last stores its partial ([quantities, W]; a full reduction's: its quantities'
+totals) into a workspace slot of its own (`nvasync.split_k_store`, mode slots: fuser-tma-reduce-store writes
 the TMA store and the semaphore release, the sync passes the fences and waits); the last split
 waits for them (`nvasync.split_k_wait`), folds the slots in split order into its own partial and
 runs the epilogue: same inputs, same result bits on every launch.  Workspace and per-strip
 semaphores are the runtime's (launch "scratch"), left as found.
 
 The heuristic.  vector: 16 bytes of the narrowest full input, halved until it divides N (full: E);
-threads 256; tx: enough threads for the strip's N columns, at most 256 f32 columns (a TMA box
-row) and at least 16 bytes of f32 (W >= 4); unroll 4; splits: enough units for 4 CTAs per SM
-(SMS), each split at least 2 x unroll rows a thread, at most MAX_SPLITS.
+threads 256, as many CTAs resident on each SM (at most 4) as a register estimate allows (the
+kernel asks ptxas for them: 4 CTAs cap a thread at 64 registers); tx: enough threads for the strip's N columns, at most 256 f32 columns (a TMA box row)
+and at least 16 bytes of f32 (W >= 4); unroll 4; splits: as many as one round of the resident
+CTAs holds (strips x splits <= CTAs per SM x SMS: a second round of a few units would double
+their time), each split at least 2 x unroll rows a thread.  Measured on the H100 (bf16 column
+sum, 32768 x 8192, 32 strips): 17 splits (544 units, a second round of 16) ran 2.52 TB/s.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
@@ -47,8 +51,10 @@ from .row_reduction import VECTOR_BYTES, _dims_match, reduction_problem
 THREADS = 256
 UNROLL = 4
 BOX_COLUMNS = 256          # f32 columns of a workspace box (a TMA box dim holds at most 256)
-CTAS_PER_SM = 4            # units the split count aims for: 4 CTAs per SM
-MAX_SPLITS = 512
+REGISTER_CAPS = ((4, 64), (3, 80), (2, 128), (1, 255))     # CTAs per SM: a thread's registers
+BASE_REGISTERS = 32        # a thread's indices, addresses and loop state besides its data
+SLOT_REGISTERS = 16        # workspace values the last split has in flight (it unrolls its slot loop to them)
+MAX_SPLITS = 1024
 IN_KINDS = ("full", "kept", "value")
 I32_MAX = 2 ** 31 - 1
 
@@ -76,11 +82,42 @@ class OuterReductionSchedule:
         """f32 partials per column: one per reduction, two for a var (the shifted sums)."""
         return sum(2 if k == "var" else 1 for k in self.kinds)
 
+    @property
+    def slot_width(self) -> int:
+        """f32 columns of one workspace box: a strip's W, or a full reduction's quantities (padded
+        to the 16 bytes a TMA box row needs)."""
+        return _round_up(self.quantities, 4) if self.full else self.width
+
+    @property
+    def groups(self) -> int:
+        """Partials per column left after the warps' shuffles (the CTA combine folds them)."""
+        return self.threads // max(self.tx, 32)
+
+    @property
+    def ctas_per_sm(self) -> int:
+        """CTAs an SM holds, from an estimate of a thread's registers: BASE_REGISTERS and, with a
+        margin, the largest of its phases' values: the row loop's accumulators, var shifts and
+        `unroll` loads of each full input; the slot fold's accumulators and SLOT_REGISTERS loads;
+        the combine's loads of every group's partials.  The kernel asks ptxas for these CTAs, so
+        the estimate must not be short (a spilled accumulator costs more than a CTA less)."""
+        loads = sum(-(-self.vector * DataType(d).itemsize // 4)
+                    for d, kind in zip(self.in_dtypes, self.in_kinds) if kind == "full")
+        acc = self.quantities * self.vector
+        phases = (acc + self.vector * self.kinds.count("var") + self.unroll * loads,
+                  acc + SLOT_REGISTERS, self.groups * self.quantities)
+        registers = BASE_REGISTERS + max(phases) * 5 // 4
+        return next(ctas for ctas, cap in REGISTER_CAPS if registers <= cap or ctas == 1)
+
+    def slots(self, strips: int) -> tuple[int, int]:
+        """The workspace's shape: a row (slot) per split of [quantity][strip][W] f32 (full: the
+        quantities' totals)."""
+        return self.splits, self.slot_width if self.full else self.quantities * strips * self.width
+
     def kernel_params(self) -> list[dict]:
         """Per input a global pointer (aligned to the vector's bytes; a full reduction's kept
         inputs and outputs, one element, to their own) or a scalar input's value; a pointer per
-        output; with splits, the workspace (a tensor map of [1, W] f32 boxes and
-        a pointer) and the strips' semaphores; then the i32 scalars `rows`, `cols` (the [rows, cols]
+        output; with splits, the workspace (a tensor map of [1, slot_width] f32 boxes and a
+        pointer) and the strips' semaphores; then the i32 scalars `rows`, `cols` (the [rows, cols]
         view) and `count` (elements each result folds)."""
         def pointer(tensor, dtype, kind):
             vectors = kind == "full" or not self.full        # a full reduction's kept tensors: one element
@@ -91,7 +128,7 @@ class OuterReductionSchedule:
                    for j, (d, k) in enumerate(zip(self.in_dtypes, self.in_kinds))]
                   + [pointer(f"output{j}", d, "kept") for j, d in enumerate(self.out_dtypes)])
         if self.splits > 1:
-            params += [{"kind": "tensormap", "scratch": "workspace", "dtype": "f32", "box": [1, self.width],
+            params += [{"kind": "tensormap", "scratch": "workspace", "dtype": "f32", "box": [1, self.slot_width],
                         "swizzle": 0},
                        {"kind": "pointer", "scratch": "workspace", "dtype": "f32", "align": 16},
                        {"kind": "pointer", "scratch": "flags", "dtype": "i32", "align": 4}]
@@ -112,6 +149,10 @@ def reduced_dims(sig: FusionSig) -> tuple[tuple[int, ...], int] | None:
     if axes != tuple(range(len(axes))):
         return None
     return shape, len(axes)
+
+
+def _round_up(n: int, to: int) -> int:
+    return -(-n // to) * to
 
 
 def _product(dims) -> int:
@@ -183,11 +224,12 @@ class _OuterReduction:
         ty = THREADS // tx
         rows = math.ceil(_product(shape) / (tx * vector)) if full else _product(shape[:k])
         strips = 1 if full else math.ceil((divided if divided > 0 else BOX_COLUMNS) / (tx * vector))
-        want = math.ceil(CTAS_PER_SM * SMS / strips)
+        params = OuterReductionSchedule(tuple(t.dtype.value for t in sig.inputs),
+                                        tuple(t.dtype.value for t in sig.outputs), in_kinds,
+                                        tuple(r.kind for r in sig.reductions), full, vector, THREADS, tx, UNROLL, 1)
+        want = params.ctas_per_sm * SMS // strips
         most = MAX_SPLITS if rows < 0 else max(1, rows // (2 * UNROLL * ty))
-        return OuterReductionSchedule(tuple(t.dtype.value for t in sig.inputs), tuple(t.dtype.value for t in sig.outputs),
-                                      in_kinds, tuple(r.kind for r in sig.reductions), full, vector, THREADS, tx,
-                                      UNROLL, max(1, min(want, most, MAX_SPLITS)))
+        return replace(params, splits=max(1, min(want, most, MAX_SPLITS)))
 
     def encode(self, params: OuterReductionSchedule) -> dict:
         return {"vector": params.vector, "tx": params.tx, "unroll": params.unroll, "splits": params.splits,
@@ -216,7 +258,7 @@ class _OuterReduction:
     def build(self, func_op, params: OuterReductionSchedule, kernel_name: str, insertion_point):
         from .outer_reduction_kernel import build_kernel
 
-        return build_kernel(func_op, params, kernel_name, insertion_point)
+        return build_kernel(func_op, params, kernel_name, insertion_point, params.ctas_per_sm)
 
     def launch(self, params: OuterReductionSchedule, sig: FusionSig) -> dict:
         """Units (strips x splits) for the persistent grid, the [rows, cols] view, the workspace."""
@@ -237,7 +279,7 @@ class _OuterReduction:
         strips = math.ceil(cols / params.width)
         launch = {"tiles": strips * params.splits, "scalars": {"rows": rows, "cols": cols, "count": count}}
         if params.splits > 1:
-            slots = (params.splits, params.quantities * strips * params.width)
+            slots = params.slots(strips)
             launch |= {"scratch": {"workspace": ("f32", slots), "flags": ("i32", (strips,))},
                        "views": {"workspace": slots}}
         return launch

@@ -8,15 +8,16 @@
             load every full input's vector at (row, col), evaluate each reduction's operand per
             lane (kernel.body), fold it into acc (var: d = v - K and d^2, K the operand at row 0)
         last split (split == splits - 1) of several: split_k_wait, then fold the other splits'
-            workspace slots ty, ty + ty_count, .. into acc (in split order)
+            workspace slots ty, ty + ty_count, .. into acc (in split order; full: slots t,
+            t + threads, .., into lane 0)
         combine: threads of a warp with the same columns fold by shuffles, each group (warp or
             ty row) stores its partial into red[group][tx][quantity][lane], and out[quantity][column]
-            = the fold of red[0..groups) at (column, quantity) in group order
+            = the fold of red[0..groups) at (column, quantity) in group order; full: the W column
+            totals then fold over the CTA (kernel.folds), into every thread
         not the last split: the elected thread marks split_k_store(out[q] -> workspace slot
-            (split, q)), mode slots
+            (split, q)), mode slots (full: thread q writes total q into `partial`, one box)
         else the epilogue: threads of ty 0 read their columns' totals, finish mean and var, evaluate
-            the fusion's outputs per lane and store them (full: the W totals fold over the CTA
-            first, kernel.folds, and thread 0 stores)
+            the fusion's outputs per lane and store them (full: thread 0)
 
 Written here: no barrier, fence, wait, semaphore access or bulk group.  fuser-insert-syncs
 derives the barriers around `red` and `out` (also between units: the next unit's writes after
@@ -35,17 +36,19 @@ from ..dialects import nvasync
 from ..kernel import body, folds
 from ..kernel.builders import (build_kernel_with, elected_lane_of_warp0, gep, i32, if_then, if_then_else, index, lanes,
                                load_global, memory_type, pack, smem_type, store_global, to_i32, to_i64, to_index)
-from .outer_reduction import VECTOR_BYTES, OuterReductionSchedule
+from .outer_reduction import SLOT_REGISTERS, VECTOR_BYTES, OuterReductionSchedule, _round_up
 from .pointwise_strided_kernel import check_right_aligned
 
 _REDUCTIONS = ("fusion.reduce", "fusion.var")
 _ALIGN = 128                     # TMA store sources start on 128-byte boundaries
 
 
-def build_kernel(func_op, schedule: OuterReductionSchedule, kernel_name: str, insertion_point):
-    """Insert the kernel for fusion `func_op` as `gpu.func @kernel_name` at `insertion_point`."""
+def build_kernel(func_op, schedule: OuterReductionSchedule, kernel_name: str, insertion_point, min_ctas: int):
+    """Insert the kernel for fusion `func_op` as `gpu.func @kernel_name` at `insertion_point`,
+    `min_ctas` CTAs resident per SM."""
     check_right_aligned(func_op)
-    return build_kernel_with(_KernelBuilder, func_op, schedule, kernel_name, schedule.threads, insertion_point)
+    return build_kernel_with(_KernelBuilder, func_op, schedule, kernel_name, schedule.threads, insertion_point,
+                             min_ctas)
 
 
 def _uses_reduction(value) -> bool:
@@ -60,10 +63,6 @@ def _uses_reduction(value) -> bool:
             return True
         stack.extend(op.operands)
     return False
-
-
-def _round_up(n: int, to: int) -> int:
-    return -(-n // to) * to
 
 
 class _KernelBuilder:
@@ -145,13 +144,15 @@ class _KernelBuilder:
     def declare_buffers(self):
         s = self.s
         q = s.quantities
-        self.groups = s.threads // max(s.tx, folds.WARP)       # partials left after the warps' shuffles
-        self.red = nvasync.SmemBufferOp(smem_type([self.groups, q * s.width], "f32"), offset=0).buffer
-        boxes_at = _round_up(self.groups * q * s.width * 4, _ALIGN)
+        self.red = nvasync.SmemBufferOp(smem_type([s.groups, q * s.width], "f32"), offset=0).buffer
+        boxes_at = _round_up(s.groups * q * s.width * 4, _ALIGN)
         box_bytes = _round_up(s.width * 4, _ALIGN)
         self.boxes = [nvasync.SmemBufferOp(smem_type([1, s.width], "f32"), offset=boxes_at + k * box_bytes).buffer
                       for k in range(q)]
         self.slots_offset = boxes_at + q * box_bytes           # a full reduction's CTA-fold slots
+        if s.full and s.splits > 1:                             # its quantities' totals, one box
+            at = _round_up(self.slots_offset + q * folds.slot_bytes(s.threads), _ALIGN)
+            self.partial = nvasync.SmemBufferOp(smem_type([1, s.slot_width], "f32"), offset=at).buffer
 
     def unit(self, strip, split, strips, rows, cols):
         s = self.s
@@ -167,24 +168,28 @@ class _KernelBuilder:
         shift = self.shift(kept_at)
         acc = self.fold_rows(begin, end, rows, cols, col, col_ok, kept_at, shift)
         if s.splits == 1:
-            self.combine(acc)
-            self.epilogue(col_ok, col, kept_at)
+            self.epilogue(col_ok, col, kept_at, self.combine(acc))
             return
         flag = gep(self.scratch["flags", "pointer"], to_i64(strip), "i32")
         last = arith.cmpi(arith.CmpIPredicate.eq, split, i32(s.splits - 1))
         acc = self.fold_slots(last, flag, acc, strip, strips)
-        self.combine(acc)
+        totals = self.combine(acc)
+        if s.full:
+            self.write_partial(totals)
         finish, rest = if_then_else(last)
         with finish:
-            self.epilogue(col_ok, col, kept_at)
+            self.epilogue(col_ok, col, kept_at, totals)
         with rest:
             with if_then(self.issuer):      # one run of marks: fuser-tma-reduce-store's unit
+                workspace = self.scratch["workspace", "tensormap"]
+                if s.full:
+                    nvasync.SplitKStoreOp(workspace, self.partial, flag, split, [split, i32(0)], mode="slots")
+                    return
                 pitch = arith.muli(strips, i32(s.width))
                 columns = [arith.addi(arith.muli(i32(k), pitch), arith.muli(strip, i32(s.width)))
                            for k in range(len(self.boxes))]
                 for box, column in zip(self.boxes, columns):     # consecutive marks: one run
-                    nvasync.SplitKStoreOp(self.scratch["workspace", "tensormap"], box, flag, split, [split, column],
-                                          mode="slots")
+                    nvasync.SplitKStoreOp(workspace, box, flag, split, [split, column], mode="slots")
 
     def row_offset(self, row, col, kept_at, rows, cols):
         """(element offset of (row, col) in the [rows, cols] view, i64; whether it is in the data).
@@ -206,64 +211,80 @@ class _KernelBuilder:
         return {r: [v[0]] * s.vector if s.full else v
                 for r, ((_, kind, _), v) in enumerate(zip(self.reductions, values)) if kind == "var"}
 
+    def strided(self, start, end, step: int, unroll: int, acc, visit) -> list:
+        """acc ([quantity][lane]) through visit(row, ok, acc) -> acc for rows start, start + step,
+        .. below `end`, `unroll` rows a loop step (ok: row < end; the rows past it are visited too,
+        to be masked), so a thread has `unroll` loads in flight."""
+        loop = scf.ForOp(start, arith.maxsi(end, start), i32(step * unroll), [v for q in acc for v in q])
+        with ir.InsertionPoint(loop.body):
+            acc = self.unflatten(list(loop.inner_iter_args))
+            for k in range(unroll):
+                row = arith.addi(loop.induction_variable, i32(k * step))
+                acc = visit(row, arith.cmpi(arith.CmpIPredicate.slt, row, end), acc)
+            scf.YieldOp([v for q in acc for v in q])
+        return self.unflatten(list(loop.results))
+
     def fold_rows(self, begin, end, rows, cols, col, col_ok, kept_at, shift) -> list:
         """acc[quantity][lane]: this thread's rows of [begin, end) folded."""
         s = self.s
-        ty_count = s.threads // s.tx
-        inits = [folds.identity(kind) for kind in self.fold_kinds for _ in range(s.vector)]
-        start = arith.addi(begin, self.ty)
-        loop = scf.ForOp(start, arith.maxsi(end, start), i32(ty_count * s.unroll), inits)
-        with ir.InsertionPoint(loop.body):
-            acc = self.unflatten(list(loop.inner_iter_args))
-            for k in range(s.unroll):
-                row = arith.addi(loop.induction_variable, i32(k * ty_count))
-                ok = arith.cmpi(arith.CmpIPredicate.slt, row, end)
-                offset, inside = self.row_offset(row, col, kept_at, rows, cols)
-                for extra in (inside, col_ok):
-                    ok = ok if extra is None else arith.andi(ok, extra)
-                values = self.operands(self.lane_args(offset, kept_at))
-                for r, (_, kind, qs) in enumerate(self.reductions):
-                    for lane in range(s.vector):
-                        v = values[r][lane]
-                        if kind == "var":
-                            d = arith.subf(v, shift[r][lane])
-                            contributions = [d, arith.mulf(d, d)]
-                        else:
-                            contributions = [v]
-                        for q, c in zip(qs, contributions):
-                            kept = arith.select(ok, c, folds.identity(self.fold_kinds[q]))
-                            acc[q][lane] = folds.FOLD[self.fold_kinds[q]](acc[q][lane], kept)
-            scf.YieldOp([v for q in acc for v in q])
-        return self.unflatten(list(loop.results))
+
+        def visit(row, ok, acc):
+            offset, inside = self.row_offset(row, col, kept_at, rows, cols)
+            for extra in (inside, col_ok):
+                ok = ok if extra is None else arith.andi(ok, extra)
+            values = self.operands(self.lane_args(offset, kept_at))
+            for r, (_, kind, qs) in enumerate(self.reductions):
+                for lane in range(s.vector):
+                    v = values[r][lane]
+                    if kind == "var":
+                        d = arith.subf(v, shift[r][lane])
+                        contributions = [d, arith.mulf(d, d)]
+                    else:
+                        contributions = [v]
+                    for q, c in zip(qs, contributions):
+                        kept = arith.select(ok, c, folds.identity(self.fold_kinds[q]))
+                        acc[q][lane] = folds.FOLD[self.fold_kinds[q]](acc[q][lane], kept)
+            return acc
+
+        inits = [[folds.identity(kind)] * s.vector for kind in self.fold_kinds]
+        return self.strided(arith.addi(begin, self.ty), end, s.threads // s.tx, s.unroll, inits, visit)
 
     def unflatten(self, flat) -> list:
         v = self.s.vector
         return [flat[q * v:(q + 1) * v] for q in range(self.s.quantities)]
 
     def fold_slots(self, last, flag, acc, strip, strips) -> list:
-        """The last split waits for the others and folds their workspace slots ty, ty + ty_count, ..
-        into acc; the other splits keep acc."""
+        """The last split waits for the others and folds their workspace slots into acc, in split
+        order: slots ty, ty + ty_count, .. at its columns (full: slots t, t + threads, .., their
+        totals into lane 0); the other splits keep acc."""
         s = self.s
         f32 = ir.F32Type.get()
         flat = [v for q in acc for v in q]
         branch = scf.IfOp(last, [f32] * len(flat), has_else=True)
         with ir.InsertionPoint(branch.then_block):
             nvasync.SplitKWaitOp(flag, splits=s.splits)
-            pitch = arith.muli(strips, i32(s.width))
-            row_length = arith.muli(pitch, i32(s.quantities))
-            loop = scf.ForOp(self.ty, arith.maxsi(i32(s.splits - 1), self.ty), i32(s.threads // s.tx), flat)
-            with ir.InsertionPoint(loop.body):
-                held = self.unflatten(list(loop.inner_iter_args))
-                base = arith.addi(arith.muli(to_i64(loop.induction_variable), to_i64(row_length)),
-                                  to_i64(arith.addi(arith.muli(strip, i32(s.width)),
-                                                    arith.muli(self.tx, i32(s.vector)))))
-                for q in range(s.quantities):
+            if s.full:
+                start, step, width, pitch = self.tid, s.threads, 1, i32(1)
+                columns, row_length = i32(0), i32(s.slot_width)
+            else:
+                start, step, width, pitch = self.ty, s.threads // s.tx, s.vector, arith.muli(strips, i32(s.width))
+                columns = arith.addi(arith.muli(strip, i32(s.width)), arith.muli(self.tx, i32(s.vector)))
+                row_length = arith.muli(pitch, i32(s.quantities))
+            loaded = ir.VectorType.get([width], f32)
+
+            def visit(slot, ok, held):
+                slot = arith.select(ok, slot, i32(0))       # past the last: slot 0, masked
+                base = arith.addi(arith.muli(to_i64(slot), to_i64(row_length)), to_i64(columns))
+                for q, kind in enumerate(self.fold_kinds):
                     at = arith.addi(base, to_i64(arith.muli(i32(q), pitch)))
-                    slot = lanes(load_global(gep(self.scratch["workspace", "pointer"], at, "f32"),
-                                             ir.VectorType.get([s.vector], f32), min(VECTOR_BYTES, 4 * s.vector)))
-                    held[q] = [folds.FOLD[self.fold_kinds[q]](a, b) for a, b in zip(held[q], slot)]
-                scf.YieldOp([v for q in held for v in q])
-            scf.YieldOp(list(loop.results))
+                    values = lanes(load_global(gep(self.scratch["workspace", "pointer"], at, "f32"), loaded,
+                                               min(VECTOR_BYTES, 4 * width)))
+                    held[q] = [folds.FOLD[kind](a, arith.select(ok, b, folds.identity(kind)))
+                               for a, b in zip(held[q], values)] + held[q][width:]
+                return held
+
+            unroll = max(1, SLOT_REGISTERS // (s.quantities * width))
+            scf.YieldOp([v for q in self.strided(start, i32(s.splits - 1), step, unroll, acc, visit) for v in q])
         with ir.InsertionPoint(branch.else_block):
             scf.YieldOp(flat)
         return self.unflatten(list(branch.results))
@@ -272,7 +293,8 @@ class _KernelBuilder:
         """out[q][column] = the fold of every thread's acc over the CTA, in a fixed order: threads
         of one warp holding the same columns (tx < 32) fold by xor shuffles first, then each group
         (a warp, or a ty row where tx >= 32) stores its partial into red and the groups fold in
-        order."""
+        order.  A full reduction's W column totals then fold over the CTA: its quantities' totals,
+        in every thread, are returned (None otherwise)."""
         s = self.s
         for offset in (o for o in (1, 2, 4, 8, 16) if o >= s.tx):
             acc = [[folds.FOLD[kind](v, gpu.shuffle(v, i32(offset), i32(folds.WARP), gpu.ShuffleMode.XOR)[0])
@@ -293,26 +315,38 @@ class _KernelBuilder:
                 lane = arith.remui(column, i32(s.vector))
                 for q, kind in enumerate(self.fold_kinds):
                     at = to_index(arith.addi(arith.addi(unit, i32(q * s.vector)), lane))
-                    parts = [memref.load(self.red, [index(g), at]) for g in range(self.groups)]
+                    parts = [memref.load(self.red, [index(g), at]) for g in range(s.groups)]
                     total = parts[0]
                     for part in parts[1:]:
                         total = folds.FOLD[kind](total, part)
                     memref.store(total, self.boxes[q], [index(0), to_index(column)])   # one buffer each: disjoint
+        if not s.full:
+            return None
+        totals = []
+        inside = arith.cmpi(arith.CmpIPredicate.slt, self.tid, i32(s.width))
+        for q, kind in enumerate(self.fold_kinds):
+            value = memref.load(self.boxes[q], [index(0), to_index(arith.minui(self.tid, i32(s.width - 1)))])
+            value = arith.select(inside, value, folds.identity(kind))
+            totals.append(folds.block_fold(kind, value, self.tid, s.threads,
+                                           self.slots_offset + q * folds.slot_bytes(s.threads)))
+        return totals
 
-    def epilogue(self, col_ok, col, kept_at):
-        """The results from out: per lane (columns of ty 0's threads) or, for a full reduction, over
-        the CTA; the outputs evaluated and stored."""
+    def write_partial(self, totals):
+        """A full reduction's totals into `partial` for the workspace: thread q writes quantity q
+        (one store per thread, the padding 0)."""
+        value = arith.constant(ir.F32Type.get(), 0.0)
+        for q in reversed(range(len(totals))):
+            value = arith.select(arith.cmpi(arith.CmpIPredicate.eq, self.tid, i32(q)), totals[q], value)
+        with if_then(arith.cmpi(arith.CmpIPredicate.ult, self.tid, i32(self.s.slot_width))):
+            memref.store(value, self.partial, [index(0), to_index(self.tid)])
+
+    def epilogue(self, col_ok, col, kept_at, totals):
+        """The results: per lane from out (columns of ty 0's threads) or, for a full reduction, the
+        CTA's `totals` by thread 0; the outputs evaluated and stored."""
         s = self.s
         if s.full:
-            totals = []
-            for q, kind in enumerate(self.fold_kinds):
-                inside = arith.cmpi(arith.CmpIPredicate.slt, self.tid, i32(s.width))
-                value = memref.load(self.boxes[q], [index(0), to_index(arith.minui(self.tid, i32(s.width - 1)))])
-                value = arith.select(inside, value, folds.identity(kind))
-                totals.append([folds.block_fold(kind, value, self.tid, s.threads,
-                                                self.slots_offset + q * folds.slot_bytes(s.threads))])
             with if_then(arith.cmpi(arith.CmpIPredicate.eq, self.tid, i32(0))):
-                self.store_results(totals, None, to_i64(i32(0)), 1)
+                self.store_results([[t] for t in totals], None, to_i64(i32(0)), 1)
             return
         with if_then(arith.cmpi(arith.CmpIPredicate.ult, self.tid, i32(s.tx))):
             at = [to_index(arith.muli(self.tx, i32(s.vector)))]

@@ -4,7 +4,8 @@
 // of its own (split_k_store, mode slots); the last split of a strip marks split_k_wait.  The
 // scheduler writes no barrier, fence, wait or semaphore access: fuser-tma-reduce-store writes the
 // slots' TMA stores and the release, the sync passes the barriers, the proxy fence before the TMA
-// store and the `wait_group 0` without .read before the release.
+// store and the `wait_group 0` without .read before the release.  The heuristic's split count
+// assumes 4 CTAs an SM (its register estimate), which the kernel asks ptxas for (.minnctapersm).
 // RUN: fuser-opt %s -p fuser-schedule | FileCheck %s --check-prefix=KERNEL
 // RUN: fuser-opt %s -p fuser-schedule -p fuser-tma-reduce-store -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-verify-syncs | FileCheck %s --check-prefix=SYNCED
 // RUN: fuser-opt %s --emit=ptx -o %t.ptx
@@ -12,7 +13,7 @@
 // RUN: %ptxas %t.ptx -o %t.cubin
 
 // KERNEL-LABEL: gpu.func @colstats(
-// KERNEL-SAME: kernel attributes {gpu.known_block_size = array<i32: 256, 1, 1>}
+// KERNEL-SAME: kernel attributes {gpu.known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 4 : i32}
 // KERNEL-NOT: nvasync.sync_threads
 // KERNEL: scf.for
 // KERNEL: arith.maximumf
@@ -39,6 +40,7 @@
 // SYNCED-NOT: nvasync.sync_threads
 // SYNCED: gpu.return
 
+// PTX: .minnctapersm 4
 // PTX: ld.acquire.gpu.global.b32
 // PTX: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // PTX: cp.async.bulk.wait_group{{[[:space:]]+}}0;

@@ -65,7 +65,8 @@ def test_nan_and_inf_propagate_as_in_torch(name):
     check(name, out, refs, fd)
 
 
-@pytest.mark.parametrize("name", ["col_stats-BFloat16-4097x1000", "vector_sum-BFloat16-1048576"])
+@pytest.mark.parametrize("name", ["col_stats-BFloat16-4097x1000", "vector_sum-BFloat16-1048576",
+                                  "full_stats-BFloat16-1000x1003"])
 def test_split_combine_is_bitwise_reproducible(name):
     """The last split folds the others' slots in split order: 20 launches give the same bits."""
     fd, inputs, out, _ = run(name)
