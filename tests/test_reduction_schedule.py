@@ -116,8 +116,9 @@ def test_gpu_cases_compile_with_one_derived_barrier_per_cross_warp_fold(name):
     averaged = {n.args[0].index for n in reductions if n.op == "var" or n.kind == "mean"}
     folds = sum(n.op == "var" or n.kind != "mean" for n in reductions) + len(averaged)
     barriers = compiled.kernel_ir.count('"nvasync.sync_threads"() {fuser.derived = "RAW: memref.store -> memref.load"}')
-    assert barriers == (folds if params.threads > 32 else 0), compiled.kernel_ir
-    assert compiled.artifact.meta["dynamic_smem"] >= 4 * params.threads // 32
+    # A row held by one warp folds by shuffles alone: no barrier, no smem.
+    assert barriers == (folds if params.group > 32 else 0), compiled.kernel_ir
+    assert compiled.artifact.meta["dynamic_smem"] >= (4 * params.threads // 32 if params.group > 32 else 0)
     # The kernel (built from the fusion IR, where N is `?`) stores a row statistic [.., 1] or [..]
     # by one scalar store, a full output by one vector store per unit.
     rows = [t for t in fd.outputs if len(t.shape) == 1 or t.shape[-1] == 1]
@@ -129,13 +130,16 @@ def test_gpu_cases_compile_with_one_derived_barrier_per_cross_warp_fold(name):
 
 
 @pytest.mark.parametrize("cols, dtype, expected", [
-    (1000, BF16, (8, 64, 2)), (1003, F32, (1, 256, 4)), (4096, BF16, (8, 128, 4)), (8192, BF16, (8, 256, 4)),
-    (32768, BF16, (8, 512, 8)), (65536, BF16, (8, 1024, 8)), (8200, F32, (4, 512, 5)),
+    # (vector, threads, units, rows_per_cta): rows of 64 threads or fewer side by side in CTAs of 256
+    (1000, BF16, (8, 256, 2, 4)), (2048, BF16, (8, 256, 4, 4)), (1003, F32, (1, 256, 4, 1)),
+    (4096, BF16, (8, 128, 4, 1)), (8192, BF16, (8, 256, 4, 1)), (32768, BF16, (8, 512, 8, 1)),
+    (65536, BF16, (8, 1024, 8, 1)), (8200, F32, (4, 512, 5, 1)), (1, F32, (1, 256, 1, 8)),
+    (256, BF16, (8, 256, 1, 8)),
 ])
 def test_heuristic_holds_a_row_in_at_most_a_few_units_a_thread(cols, dtype, expected):
     fd = normalization(softmax, dtype)
     params = fd.compile([torch.empty(4, cols, dtype=torch_dtype(dtype), device="meta")]).params
-    assert (params.vector, params.threads, params.units) == expected
+    assert (params.vector, params.threads, params.units, params.rows_per_cta) == expected
 
 
 def test_empty_rows_launch_nothing_and_rows_of_nothing_are_an_error():
@@ -143,7 +147,7 @@ def test_empty_rows_launch_nothing_and_rows_of_nothing_are_an_error():
     from fuser_mlir.schedulers.row_reduction import SCHEDULER
 
     fd = normalization(softmax, BF16)
-    for shape, tiles in (((0, 64), 0), ((3, 64), 3)):
+    for shape, tiles in (((0, 64), 0), ((3, 64), 1), ((9, 64), 2)):     # 8 rows of 64 (a warp each) a CTA
         sig = input_signature(fd, [torch.empty(shape, dtype=torch.bfloat16, device="meta")])
         assert SCHEDULER.launch(SCHEDULER.heuristic(sig), sig)["tiles"] == tiles
     sig = input_signature(fd, [torch.empty(3, 0, dtype=torch.bfloat16, device="meta")])
@@ -170,3 +174,12 @@ def _fusion_ir(fd):
     from fuser_mlir.frontend.fusion_ir import fusion_ir
 
     return fusion_ir(fd)
+
+
+def test_rows_side_by_side_leave_each_row_at_least_a_warp():
+    fd = normalization(softmax, BF16)
+    example = [torch.empty(10, 256, dtype=torch.bfloat16, device="meta")]
+    with pytest.raises(FusionError, match="rows_per_cta a power of two leaving a row at least 32 threads"):
+        fd.compile(example, schedule={"scheduler": "row_reduction", "threads": 64, "rows_per_cta": 4})
+    params = fd.compile(example, schedule={"scheduler": "row_reduction", "threads": 128, "rows_per_cta": 2}).params
+    assert (params.group, params.units) == (64, 1)

@@ -9,28 +9,35 @@ or `value` (a scalar input).  Outputs are `full` (shape S) or `row` (S without i
 with it as 1: the row statistics).  Floating-point tensors only (f32, f16, bf16): integer
 reductions are not scheduled yet.
 
-The work.  One CTA per row, `threads` threads; a row is ceil(N / vector) units of `vector`
-elements and thread t holds units t, t + threads, .. (`units` of them, loaded once into
-registers); units past the row's end are loaded at the row's last whole unit and masked out
+The work.  A CTA holds `rows_per_cta` rows side by side, `group` = threads / rows_per_cta threads
+each (a row past the last computes on the last row and stores nothing); a row is ceil(N / vector)
+units of `vector` elements and the row's thread t holds units t, t + group, .. (`units` of them,
+loaded once into registers); units past the row's end are loaded at the row's last whole unit and masked out
 (vector must divide N).  Each reduction folds the thread's lanes, then the warp (shuffles), then
-the warps through shared memory (one slot of threads/32 f32 per reduction; the barrier between
-the slot's writes and reads is derived by fuser-insert-syncs), so every thread holds the row's
-value; what follows the reduction is computed from the registers again.  mean divides the sum by
+the row's warps through shared memory (one slot of threads/32 f32 per reduction; the barrier
+between the slot's writes and reads is derived by fuser-insert-syncs; a row of one warp needs
+neither), so every thread holds the row's value; what follows the reduction is computed from the registers again.  mean divides the sum by
 N; var is two-pass (the mean, then the sum of squared deviations, divided by max(N - correction,
 0)), in f32 like torch's.
 
-The heuristic.  vector: 16 bytes of the narrowest dtype, halved until it divides N; threads: the
-smallest power of two in [64, 512] with at most 4 units a thread, more units (up to MAX_UNITS)
-where 512 threads need them, 1024 threads only for rows 512 x MAX_UNITS units do not hold (up to
-64K bf16 elements; longer rows are an error).  Measured on the H100 (bf16, 32768 rows): 1024
-columns run 64 threads x 2 units at 2.76 TB/s where 128 x 1 ran a LayerNorm at 2.38; 32768
-columns run 512 x 8, a LayerNorm at 2.98 TB/s where 1024 x 4 (a 64-register cap) ran 2.77 and
-softmax 1.6 % slower.
+The heuristic.  vector: 16 bytes of the narrowest dtype, halved until it divides N; group: a
+warp for rows of at most 32 units, else the smallest power of two in [64, 512] with at most 4
+units a thread, more units (up to MAX_UNITS) where 512 threads need them, 1024 threads only for
+rows 512 x MAX_UNITS units do not hold (up to 64K bf16 elements; longer rows are an error);
+groups of 64 threads or fewer share CTAs of SHORT_ROWS_CTA threads.  Measured on the H100 (bf16):
+- 32768 rows of 1024: 64 threads x 2 units run a LayerNorm at 2.80 TB/s where 128 x 1 ran 2.38
+  and a warp x 4 units 2.71; 4 such rows a CTA 2.77-2.86 TB/s over four fusions, level with one
+  a CTA;
+- 4096 rows of 1024 (fewer, larger CTAs launch faster): a warp a row, 8 a CTA, ran 8.5-12.6 µs
+  where a row a CTA ran 10.3-13.9;
+- 4096 columns: 2 rows a CTA ran a LayerNorm at 2.64 TB/s where one ran 2.96;
+- 32768 columns: 512 x 8 ran a LayerNorm at 2.98 TB/s where 1024 x 4 (a 64-register cap) ran
+  2.77 and softmax 1.6 % slower.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
@@ -39,7 +46,8 @@ from .pointwise import POINTWISE_OPS
 
 REDUCTION_OPS = frozenset({"reduce", "var"})
 VECTOR_BYTES = 16
-MIN_THREADS, WIDE_THREADS, MAX_THREADS = 64, 512, 1024
+WARP, MIN_GROUP, WIDE_THREADS, MAX_THREADS = 32, 64, 512, 1024
+SHORT_ROWS_CTA = 256            # a CTA's threads where a row needs 64 or fewer: several rows side by side
 TARGET_UNITS = 4                # units a thread holds when the row is long enough
 MAX_UNITS = 8                   # registers: 8 x 8 bf16 lanes per full input and thread
 IN_KINDS = ("full", "cols", "value")
@@ -55,16 +63,22 @@ class RowReductionSchedule:
     out_kinds: tuple[str, ...]   # per output: full | row
     vector: int                  # elements per unit
     threads: int
-    units: int                   # units per thread: a row holds at most threads x units x vector elements
+    units: int                   # units per thread: a row holds at most group x units x vector elements
+    rows_per_cta: int = 1        # rows a CTA reduces side by side, `group` threads each
+
+    @property
+    def group(self) -> int:
+        """Threads that hold one row."""
+        return self.threads // self.rows_per_cta
 
     @property
     def capacity(self) -> int:
         """The longest row the kernel holds."""
-        return self.threads * self.units * self.vector
+        return self.group * self.units * self.vector
 
     def kernel_params(self) -> list[dict]:
         """Per input a global pointer (aligned to the vector's bytes) or a scalar input's value; a
-        pointer per output; then the i32 `cols` (N)."""
+        pointer per output; then the i32 `cols` (N) and, where a CTA holds several rows, `rows`."""
         def pointer(tensor, dtype, kind):
             align = min(VECTOR_BYTES, self.vector * DataType(dtype).itemsize) if kind in ("full", "cols") \
                 else DataType(dtype).itemsize
@@ -73,7 +87,8 @@ class RowReductionSchedule:
         return ([{"kind": "value", "tensor": f"input{j}", "dtype": d} if k == "value" else pointer(f"input{j}", d, k)
                  for j, (d, k) in enumerate(zip(self.in_dtypes, self.in_kinds))]
                 + [pointer(f"output{j}", d, k) for j, (d, k) in enumerate(zip(self.out_dtypes, self.out_kinds))]
-                + [{"kind": "scalar", "type": "i32", "value": "cols"}])
+                + [{"kind": "scalar", "type": "i32", "value": name}
+                   for name in (("cols", "rows") if self.rows_per_cta > 1 else ("cols",))])
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -121,15 +136,17 @@ def choose_vector(cols: int, dtypes) -> int:
     return vector
 
 
-def choose_threads(cols: int, vector: int) -> tuple[int, int]:
-    """(threads, units) for rows of `cols` elements (-1: unknown until launch, sized for 8K)."""
+def choose_threads(cols: int, vector: int) -> tuple[int, int, int]:
+    """(threads, units, rows_per_cta) for rows of `cols` elements (-1: unknown until launch, sized
+    for 8K)."""
     chunks = math.ceil((cols if cols > 0 else 8192) / vector)
-    threads = MIN_THREADS
-    while threads < WIDE_THREADS and threads * TARGET_UNITS < chunks:
-        threads *= 2
-    if threads * MAX_UNITS < chunks:
-        threads = MAX_THREADS
-    return threads, max(1, math.ceil(chunks / threads))
+    group = WARP if chunks <= WARP else MIN_GROUP
+    while group < WIDE_THREADS and group * TARGET_UNITS < chunks:
+        group *= 2
+    if group * MAX_UNITS < chunks:
+        group = MAX_THREADS
+    rows_per_cta = SHORT_ROWS_CTA // group if group < SHORT_ROWS_CTA // 2 else 1
+    return group * rows_per_cta, max(1, math.ceil(chunks / group)), rows_per_cta
 
 
 def reduction_problem(sig: FusionSig) -> str | None:
@@ -175,37 +192,41 @@ class _RowReduction:
         in_dtypes = tuple(t.dtype.value for t in sig.inputs)
         out_dtypes = tuple(t.dtype.value for t in sig.outputs)
         vector = choose_vector(shape[-1], [d for d, t in zip(in_dtypes, sig.inputs) if not t.scalar] + list(out_dtypes))
-        threads, units = choose_threads(shape[-1], vector)
+        threads, units, rows_per_cta = choose_threads(shape[-1], vector)
         if units > MAX_UNITS:
             raise FusionError(f"rows of {shape[-1]} elements exceed what one CTA holds in registers "
                               f"({MAX_THREADS * MAX_UNITS * vector}); longer rows are not scheduled yet")
         return RowReductionSchedule(in_dtypes, out_dtypes, tuple(input_kind(t, shape) for t in sig.inputs),
-                                    tuple(output_kind(t, shape) for t in sig.outputs), vector, threads, units)
+                                    tuple(output_kind(t, shape) for t in sig.outputs), vector, threads, units,
+                                    rows_per_cta)
 
     def encode(self, params: RowReductionSchedule) -> dict:
         return {"vector": params.vector, "threads": params.threads, "units": params.units,
-                "in_kinds": ",".join(params.in_kinds), "out_kinds": ",".join(params.out_kinds)}
+                "rows_per_cta": params.rows_per_cta, "in_kinds": ",".join(params.in_kinds),
+                "out_kinds": ",".join(params.out_kinds)}
 
     def decode(self, sig: FusionSig, fields: dict) -> RowReductionSchedule:
         """The decisions in `fields`, the heuristic's for the rest; `in_kinds` / `out_kinds`, when
         given, as the API derived them from concrete shapes (fusion IR may say `?` for N)."""
         params = self.heuristic(sig)
-        unknown = set(fields) - {"vector", "threads", "units", "in_kinds", "out_kinds"}
-        ints = {k: fields[k] for k in ("vector", "threads", "units") if k in fields}
+        numbers = ("vector", "threads", "units", "rows_per_cta")
+        unknown = set(fields) - set(numbers) - {"in_kinds", "out_kinds"}
+        ints = {k: fields[k] for k in numbers if k in fields}
         kinds = {k: tuple(str(fields[k]).split(",")) if k in fields else getattr(params, k)
                  for k in ("in_kinds", "out_kinds")}
         if unknown or any(not isinstance(v, int) for v in ints.values()) \
                 or len(kinds["in_kinds"]) != len(sig.inputs) or len(kinds["out_kinds"]) != len(sig.outputs) \
                 or set(kinds["in_kinds"]) - set(IN_KINDS) or set(kinds["out_kinds"]) - set(OUT_KINDS):
-            raise FusionError(f"row_reduction schedule takes integers vector, threads, units and one kind per input "
+            raise FusionError(f"row_reduction schedule takes integers vector, threads, units, rows_per_cta and one kind "
+                              f"per input "
                               f"({', '.join(IN_KINDS)}) and output ({', '.join(OUT_KINDS)}), got {fields}")
-        params = RowReductionSchedule(params.in_dtypes, params.out_dtypes, kinds["in_kinds"], kinds["out_kinds"],
-                                      ints.get("vector", params.vector), ints.get("threads", params.threads),
-                                      ints.get("units", params.units))
+        params = replace(params, in_kinds=kinds["in_kinds"], out_kinds=kinds["out_kinds"], **ints)
         if params.vector not in (1, 2, 4, 8) or params.threads not in (32, 64, 128, 256, 512, 1024) \
-                or not 1 <= params.units <= 2 * MAX_UNITS:
+                or not 1 <= params.units <= 2 * MAX_UNITS or params.rows_per_cta not in (1, 2, 4, 8, 16, 32) \
+                or params.group < 32:
             raise FusionError(f"row_reduction schedule {fields} is out of range (vector 1/2/4/8, threads a power "
-                              f"of two in [32, 1024], units 1-{2 * MAX_UNITS})")
+                              f"of two in [32, 1024], units 1-{2 * MAX_UNITS}, rows_per_cta a power of two leaving "
+                              f"a row at least 32 threads)")
         return params
 
     def build(self, func_op, params: RowReductionSchedule, kernel_name: str, insertion_point):
@@ -214,7 +235,8 @@ class _RowReduction:
         return build_kernel(func_op, params, kernel_name, insertion_point)
 
     def launch(self, params: RowReductionSchedule, sig: FusionSig) -> dict:
-        """One CTA per row; `cols` as the kernel scalar; an error when the row does not fit."""
+        """A CTA per rows_per_cta rows; `cols` (and `rows`) as kernel scalars; an error when the row
+        does not fit."""
         shape = row_shape(sig)
         cols, rows = shape[-1], math.prod(shape[:-1])
         if rows == 0:
@@ -226,7 +248,8 @@ class _RowReduction:
                               f"vectors of {params.vector}; these rows have {cols}")
         if rows > I32_MAX or rows * cols > I32_MAX * 8:
             raise FusionError(f"{rows} rows of {cols} exceed the kernel's index range")
-        return {"tiles": rows, "scalars": {"cols": cols}}
+        scalars = {"cols": cols, "rows": rows} if params.rows_per_cta > 1 else {"cols": cols}
+        return {"tiles": math.ceil(rows / params.rows_per_cta), "scalars": scalars}
 
     def meta(self, params: RowReductionSchedule) -> dict:
         return {"params": params.kernel_params(), "block": [params.threads, 1, 1], "grid": "per_tile",

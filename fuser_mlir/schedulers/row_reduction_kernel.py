@@ -1,16 +1,18 @@
 """The row-reduction scheduler's kernel: a fusion func + a RowReductionSchedule -> kernel IR.
 
-    row = block id; thread t holds units u_k = t + k * threads (k < units) of `vector` columns
+    row = block id x rows_per_cta + t / group (group = threads / rows_per_cta; rows past the last
+    are computed on the last row and not stored); thread t holds units u_k = t % group + k * group
+    (k < units) of `vector` columns
     load every full input's units at row * N + col (a unit past the row's end reads the row's
     last unit and is masked out) and every cols input's units at col
     per reduction, in program order:
         its operand per lane (kernel.body.evaluate, the earlier reductions given), folded over the
-        thread's valid lanes (a tree), the warp (gpu.shuffle xor 16, 8, 4, 2, 1) and the warps:
-        lane 0 of each warp stores into the reduction's smem slot, lane w of every warp loads
-        warp w's partial (the others the identity) and the warp folds them by shuffles again (a
-        var reuses a mean of the same value)
-    every output per lane: full outputs by vector stores of the valid units, row outputs by
-    thread 0.
+        thread's valid lanes (a tree), the warp (gpu.shuffle xor 16, 8, 4, 2, 1) and the row's
+        warps: lane 0 of each warp stores into the reduction's smem slot, lane w of every warp
+        loads the partial of its row's warp w (the others the identity) and the warp folds them by
+        shuffles again (kernel.folds; a var reuses a mean of the same value)
+    every output per lane: full outputs by vector stores of the valid units, row outputs by the
+    row's first thread.
 
 The barrier between a slot's stores and its loads is not written here: fuser-insert-syncs
 derives it (a generic write -> generic read hazard between threads).  Every reduction has its
@@ -44,18 +46,27 @@ class _KernelBuilder:
         self.pointers = {p["tensor"]: a for p, a in zip(params, args) if p["kind"] == "pointer"}
         self.align = {p["tensor"]: p["align"] for p in params if p["kind"] == "pointer"}
         self.values = {p["tensor"]: body.to_compute(a, p["dtype"]) for p, a in zip(params, args) if p["kind"] == "value"}
-        self.cols = args[-1]
+        scalars = [a for p, a in zip(params, args) if p["kind"] == "scalar"]
+        self.cols = scalars[0]
+        self.rows = scalars[1] if schedule.rows_per_cta > 1 else None
         self.smem_end = 0
 
     def build(self):
         s = self.s
         self.tid = to_i32(gpu.thread_id(gpu.Dimension.x))
-        self.row = to_i32(gpu.block_id(gpu.Dimension.x))
+        block = to_i32(gpu.block_id(gpu.Dimension.x))
+        if s.rows_per_cta == 1:
+            self.row, self.position, self.row_ok = block, self.tid, None
+        else:   # the rows past the last compute on the last row and store nothing
+            row = arith.addi(arith.muli(block, i32(s.rows_per_cta)), arith.divui(self.tid, i32(s.group)))
+            self.row_ok = arith.cmpi(arith.CmpIPredicate.slt, row, self.rows)
+            self.row = arith.minsi(row, arith.subi(self.rows, i32(1)))
+            self.position = arith.remui(self.tid, i32(s.group))
         self.row_start = arith.muli(to_i64(self.row), to_i64(self.cols))
         last = arith.subi(self.cols, i32(s.vector))
         self.columns, self.valid = [], []
         for k in range(s.units):
-            col = arith.muli(arith.addi(self.tid, i32(k * s.threads)), i32(s.vector))
+            col = arith.muli(arith.addi(self.position, i32(k * s.group)), i32(s.vector))
             self.valid.append(arith.cmpi(arith.CmpIPredicate.slt, col, self.cols))
             self.columns.append(arith.minsi(col, last))
         # Full inputs are loaded once and stay in registers; cols inputs (a norm's weights: small,
@@ -107,19 +118,23 @@ class _KernelBuilder:
             results = [body.evaluate(self.func, args, given) for args in self.lane_args(k)]
             full = [j for j, kind in enumerate(s.out_kinds) if kind == "full"]
             if full:
-                with if_then(valid):
+                with if_then(self.stored(valid)):
                     offset = arith.addi(self.row_start, to_i64(col))
                     for j in full:
                         dtype = s.out_dtypes[j]
                         store_global(body.to_memory(pack([r[j] for r in results]), dtype),
                                      gep(self.pointers[f"output{j}"], offset, dtype), self.align[f"output{j}"])
             rows = [j for j, kind in enumerate(s.out_kinds) if kind == "row"]
-            if k == 0 and rows:               # thread 0's first unit is in every row
-                with if_then(arith.cmpi(arith.CmpIPredicate.eq, self.tid, i32(0))):
+            if k == 0 and rows:               # the row's first thread's first unit is in every row
+                with if_then(self.stored(arith.cmpi(arith.CmpIPredicate.eq, self.position, i32(0)))):
                     for j in rows:
                         dtype = s.out_dtypes[j]
                         store_global(body.to_memory(results[0][j], dtype),
                                      gep(self.pointers[f"output{j}"], to_i64(self.row), dtype), DataType(dtype).itemsize)
+
+    def stored(self, condition):
+        """`condition` and, where a CTA holds several rows, this thread's row is one of the data's."""
+        return condition if self.row_ok is None else arith.andi(condition, self.row_ok)
 
     # --- reductions ------------------------------------------------------------------------------
     def lanes_of(self, value, given) -> list:
@@ -149,6 +164,6 @@ class _KernelBuilder:
         """The row's `kind` fold of every thread's (value, valid) lanes, in every thread: a tree
         over the thread's lanes, then the CTA (kernel.folds)."""
         lanes = [arith.select(valid, v, folds.identity(kind)) for v, valid in values]
-        total = folds.block_fold(kind, folds.tree(kind, lanes), self.tid, self.s.threads, self.smem_end)
+        total = folds.block_fold(kind, folds.tree(kind, lanes), self.tid, self.s.threads, self.smem_end, self.s.group)
         self.smem_end += folds.slot_bytes(self.s.threads)
         return total

@@ -188,7 +188,7 @@ REDUCTION_CASES = [
         ("softmax", DataType.Half, 1, 4100), ("softmax", DataType.BFloat16, 16, 32768),
         ("log_softmax", DataType.Float, 33, 8192), ("log_softmax", DataType.BFloat16, 64, 1),
         ("rms_norm", DataType.BFloat16, 128, 4096), ("rms_norm", DataType.Half, 4, 65536),
-        ("rms_norm", DataType.Float, 5, 8200),
+        ("rms_norm", DataType.Float, 5, 8200), ("rms_norm", DataType.BFloat16, 1001, 2048),
         ("layer_norm", DataType.BFloat16, 100, 1536), ("layer_norm", DataType.Float, 7, 777),
         ("row_stats", DataType.Half, 37, 777), ("row_stats", DataType.Float, 1, 2), ("row_stats", DataType.BFloat16, 513, 24),
     ]]
