@@ -6,7 +6,9 @@ sum of every element over bf16 tensors of rows in {4096, 32768} x columns in {10
 outer-reduction schedulers run them).  Every system is timed
 as users call it (tools/timing.py device_ms: `fd.execute(inputs)` allocating its outputs, the
 torch expression, a static-shape torch.compile per shape); effective TB/s = (bytes read + written)
-/ median time, the bytes of the inputs and the outputs as each system returns them.
+/ median time, the bytes of the inputs and the outputs as each system returns them.  Each row
+also gives `copy_TBps`, a clone of x timed the same way: what moving that many bytes costs at
+that size (launch and ramp included), next to `copy_TBps` of the whole run (a 1 GiB copy).
 
     # here (MLIR available): build the kernels
     FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_norm.py --build
@@ -76,6 +78,7 @@ def _nbytes(tensors):
 
 def bench(json_path, names):
     results = {"device": torch.cuda.get_device_name(), "copy_TBps": copy_tbps(), "rows": []}
+    copies = {}                     # (rows, cols): a clone of x's TB/s
     for name in names:
         make, eager, weights = FUSIONS[name]
         fd = make()
@@ -93,11 +96,16 @@ def bench(json_path, names):
                                          ("torch_compile", lambda: compiled(*inputs), [theirs])):
                     ms = device_ms(fn)
                     row[f"{system}_ms"], row[f"{system}_TBps"] = ms, _nbytes(inputs + list(outs)) / ms / 1e9
+                if (rows, cols) not in copies:
+                    x = inputs[0]
+                    copies[rows, cols] = 2 * _nbytes([x]) / device_ms(lambda: x.clone()) / 1e9
+                row["copy_TBps"] = copies[rows, cols]
                 row["vs_eager"] = row["eager_ms"] / row["fuser_mlir_ms"]
                 row["vs_compile"] = row["torch_compile_ms"] / row["fuser_mlir_ms"]
                 results["rows"].append(row)
                 print(f"{name:10s} {rows:6d}x{cols:<6d} fuser_mlir {row['fuser_mlir_TBps']:5.2f} TB/s  eager "
-                      f"{row['eager_TBps']:5.2f}  compile {row['torch_compile_TBps']:5.2f}  vs eager "
+                      f"{row['eager_TBps']:5.2f}  compile {row['torch_compile_TBps']:5.2f}  copy "
+                      f"{row['copy_TBps']:5.2f}  vs eager "
                       f"{row['vs_eager']:5.2f}x  vs compile {row['vs_compile']:5.2f}x  rel err {err:.1e}", flush=True)
                 del inputs, ours, theirs
                 torch.cuda.empty_cache()
