@@ -157,7 +157,9 @@ def plain_linear():
 
 
 @pytest.mark.parametrize("m,n,k,split", [(64, 2112, 7168, True), (16, 1024, 16384, True), (4096, 4096, 4096, False),
-                                         (1024, 10240, 8192, False), (64, 256, 64, False)])
+                                         (1024, 10240, 8192, False), (64, 256, 64, False),
+                                         (128, 7168, 16384, True),      # 56 tiles of 128: more than half idle
+                                         (1024, 2112, 7168, False)])    # 88 tiles of 192 (measured: split slower)
 def test_heuristic_splits_k_only_when_tiles_leave_sms_idle(m, n, k, split):
     sig = input_signature(plain_linear(), meta((m, k), (n, k)))
     scheduler, params = choose(sig, None)

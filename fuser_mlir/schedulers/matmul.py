@@ -28,8 +28,11 @@ Heuristic (`choose_schedule`): for each block_n in BLOCK_NS, as many stages as f
 output tiles (up to 6); the estimated time is waves of tiles over the SMs (SMS, the H100 SXM's
 132) x block_n x the per-column cost of that width (TILE_COST; 2 stages cost TWO_STAGE_COST);
 the cheapest wins, ties to the wider tile.  Wave quantization decides skinny problems: N = 2112
-in 192-wide tiles is 11 columns of tiles, not 8.25.  When the tiles leave SMs idle (fewer than
-SMS), split-K counts 1..min(32, K tiles) are weighed too: a unit costs its share of K tiles plus
+in 192-wide tiles is 11 columns of tiles, not 8.25.  When the tiles leave at least half the SMs
+idle (at most SMS / 2), split-K counts 1..min(32, K tiles) are weighed too (measured on the H100:
+1024 x 2112 x 7168 in 88 tiles of 192 ran 56 us unsplit and 88 us in 3 splits, which the cost
+below had put 26 % ahead; one measurement, not a fit: 128 x 7168 x 16384 in 56 tiles still
+splits, and ran slower split in an earlier session): a unit costs its share of K tiles plus
 UNIT_KTILES and, split, SPLIT_KTILES (estimates, not yet measured), times the waves of units;
 the f32 partial tile shares the output tiles' memory, so fewer stages may fit.  `group_m` 8.
 `fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "stages": 4, "group_m": 4,
@@ -253,9 +256,9 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
     candidates = []
     for block_n in ([fixed["block_n"]] if "block_n" in fixed else BLOCK_NS):
         tiles = math.ceil(m / BLOCK_M) * math.ceil(n / block_n) if m > 0 and n > 0 else None
-        # Splitting pays only when the tiles leave SMs idle; sizes unknown until launch: no split.
+        # Splitting pays only when the tiles leave half the SMs idle; sizes unknown until launch: no split.
         splits = [fixed["split_k"]] if "split_k" in fixed else \
-            [1] if tiles is None or tiles >= SMS else range(1, min(MAX_SPLIT_K, ktiles) + 1)
+            [1] if tiles is None or tiles > SMS // 2 else range(1, min(MAX_SPLIT_K, ktiles) + 1)
         for split_k in splits:
             probe = MatmulSchedule(**base, block_n=block_n, stages=1, split_k=split_k, split_k_mode=mode)
             room = SMEM_LIMIT - probe.epilogue_bytes - BARRIER_BYTES
