@@ -24,10 +24,12 @@ DIALECT = "nvasync"
 class Semantics:
     reads: tuple[str, ...] = ()       # shared-memory operands the op reads
     writes: tuple[str, ...] = ()      # shared-memory operands the op writes
-    proxy: str = "generic"            # "async": TMA / wgmma access smem through the async proxy
+    proxy: str = "generic"            # "async": TMA / wgmma access smem through the async proxy;
+    #                                   "cluster": a peer CTA's shared memory (distributed)
     completion: str | None = None     # "mbarrier" | "bulk_group" | "wgmma_group": how to observe it
     executed_by: str = "thread"       # "thread" (any set of threads; TMA: one elected thread),
-    #                                   "warp" (all lanes, converged), "warpgroup" (all 128 threads)
+    #                                   "warp" (all lanes, converged), "warpgroup" (all 128 threads),
+    #                                   "cta" (every thread), "cluster" (every thread of every CTA)
     is_sync: bool = False             # a barrier/fence/wait/commit: what the sync passes insert
 
 
@@ -122,6 +124,23 @@ OPS = [
         semantics=_SYNC, ptx="fence.proxy.async{.shared::cta|.shared::cluster|.global|}"),
     _op("fence_mbarrier_init", "Make mbarrier initialisation visible to the async proxy/cluster.",
         semantics=_SYNC, ptx="fence.mbarrier_init.release.cluster"),
+    _op("cluster_rank", "This CTA's rank in its cluster (the kernel's `nvvm.cluster_dim`).",
+        results=[Operand("rank", "i32")], ptx="mov.u32 %r, %cluster_ctarank"),
+    _op("store_peer", "Store `value` into `dst[index]` of the CTA of rank `peer` in this CTA's cluster "
+        "(distributed shared memory): `dst`, rank 1, names the same buffer in every CTA of the cluster.",
+        operands=[Operand("value", "any"), Operand("dst", "memref"), Operand("peer", "i32"), Operand("index", "index")],
+        semantics=Semantics(writes=("dst",), proxy="cluster"),
+        ptx="mapa.shared::cluster.u64; st.shared::cluster"),
+    _op("cluster_sync", "Barrier over every thread of every CTA of the cluster: their shared-memory "
+        "accesses before it, a peer's distributed stores included, happen before those after it "
+        "(release at the arrive, acquire at the wait).",
+        semantics=Semantics(is_sync=True, executed_by="cluster"),
+        ptx="barrier.cluster.arrive.aligned; barrier.cluster.wait.aligned"),
+    _op("cluster_arrive", "The arrive half of a cluster barrier, relaxed (no memory ordering): with the "
+        "matching cluster_wait, every CTA of the cluster has started (its shared memory exists).",
+        semantics=Semantics(is_sync=True, executed_by="cluster"), ptx="barrier.cluster.arrive.relaxed.aligned"),
+    _op("cluster_wait", "The wait half of a cluster barrier: every thread of the cluster has arrived.",
+        semantics=Semantics(is_sync=True, executed_by="cluster"), ptx="barrier.cluster.wait.aligned"),
     _op("sync_threads", "Barrier over all threads of the CTA (`__syncthreads`).",
         semantics=Semantics(is_sync=True, executed_by="cta"), ptx="bar.sync 0"),
     _op("named_barrier", "Barrier `id` (1-15) over `threads` threads (a multiple of 32).",
@@ -275,6 +294,16 @@ def _check_tma_reduce(view):
     errors = _tma(view, "src")
     if view.kind not in REDUCE_KINDS:
         errors.append(f"kind must be one of {', '.join(REDUCE_KINDS)}, got '{view.kind}'")
+    return errors
+
+
+def _check_store_peer(view):
+    ir = _ir()
+    ty = ir.MemRefType(view.dst.type)
+    errors = [] if _is_workgroup_memref(ty) and ty.rank == 1 else [
+        f"'dst' must be a rank-1 shared-memory memref, got {ty}"]
+    if view.value.type != ty.element_type:
+        errors.append(f"'value' of type {view.value.type} does not match 'dst' elements ({ty.element_type})")
     return errors
 
 
@@ -444,6 +473,7 @@ def _check_warp_role(view):
 
 _CHECKS = {
     "smem_buffer": _check_smem_buffer,
+    "store_peer": _check_store_peer,
     "tma_load": lambda v: _tma(v, "dst") + _barrier(v),
     "pipeline_load": lambda v: _tma(v, "dst"),
     "tma_store": lambda v: _tma(v, "src"),

@@ -23,6 +23,7 @@ TYPE_CONSTRAINTS = {
     "i1": 'irdl.is i1',
     "i32": 'irdl.is i32',
     "index": 'irdl.is index',
+    "any": 'irdl.any',
 }
 
 # IRDL constraint expressions for attribute kinds, and how a Python value becomes that attribute.

@@ -7,6 +7,14 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
     what it touched itself (identical thread->element mapping).
   * generic write -> async read (TMA store/reduce source, wgmma operand): a barrier between the
     writers and the issuer (fuser-insert-proxy-fences adds the fence before it).
+  * a store into a peer CTA's shared memory (`store_peer`, distributed) <-> any access of that
+    buffer (RAW, WAR, WAW), and such a store -> kernel exit: a cluster barrier (`cluster_sync`:
+    barrier.cluster.arrive.release + wait.acquire, every thread of every CTA of the cluster), in
+    the kernel's top-level block.  It orders the CTA's own accesses too, as a barrier does.
+    Kernel start -> the first such store: the peer must have started (its shared memory exists):
+    a relaxed `cluster_arrive` as the kernel's first op and its `cluster_wait` at the latest
+    top-level point before the store (the CUDA guide's cluster.sync() before DSMEM use, split so
+    the wait finds the peers long arrived).
   * generic read/write -> TMA load into that buffer (WAR): a barrier.  No proxy fence: the reads
     have completed (bound their values) when `bar.sync` completes, and the async writes are issued
     after it, so they cannot be observed by those reads; CUTLASS's pipelines rely on the same.
@@ -63,12 +71,12 @@ from mlir.dialects import arith, scf
 
 from ..diagnostics import file_location
 from ..dialects import nvasync
-from .smem_model import (Access, accesses, barrier_orders, elect_op, kernels, memref_bytes, op_key, parent_ops,
-                         record_loop_steps, same_thread_mapping, threads_of)
+from .smem_model import (CLUSTER_SYNC, Access, Threads, accesses, barrier_orders, elect_op, kernels, memref_bytes,
+                         op_key, parent_ops, record_loop_steps, same_thread_mapping, threads_of)
 from .sync_paths import _block_of, chain, find_path, insertion_point, invalidate
 
 DERIVED = "fuser.derived"
-BARRIERS = ("nvasync.sync_threads", "nvasync.named_barrier")
+BARRIERS = ("nvasync.sync_threads", "nvasync.named_barrier", CLUSTER_SYNC)
 
 
 def run(module_op, pass_) -> None:
@@ -130,6 +138,8 @@ def grouped(found: list[Access]) -> list[Group]:
 
 def needs_barrier(a, b) -> bool:
     kinds = {a.proxy, b.proxy}
+    if "cluster" in kinds:            # another CTA's store: only a cluster barrier orders it
+        return True
     if "mbarrier" in kinds:           # init -> use: a barrier even for the initialising thread's own
         if a.proxy != b.proxy:        # uses (CUTLASS's convention; racecheck)
             return False
@@ -156,6 +166,8 @@ class _Inserter:
     def run(self):
         self.complete_standalone_loads()
         self.place_barriers()
+        self.place_cluster_exit()
+        self.place_cluster_start()
         self.place_mbarrier_init_fences()
         self.place_bulk_waits()
 
@@ -235,11 +247,15 @@ class _Inserter:
                                   order[op_key(p[1].op)], -order[op_key(p[0].last)]))
         for a, b in pairs:
             path = find_path(a.last, b.op)
-            if path is None or any(p.op.name in BARRIERS and barrier_orders(p.op, a.threads, b.threads)
-                                   for p in path.ops):
+            cluster = "cluster" in (a.proxy, b.proxy)
+            if path is None or any((p.op.name == CLUSTER_SYNC if cluster else p.op.name in BARRIERS)
+                                   and barrier_orders(p.op, a.threads, b.threads) for p in path.ops):
                 continue
             kind = 'WAR' if not a.is_write else 'WAW' if b.is_write else 'RAW'
             reason = f"{kind}: {describe(a.op)} -> {describe(b.op)}"
+            if cluster:
+                self.place_cluster_sync(path, b.op, reason)
+                continue
             # A barrier names the threads that reach it: whole warps, including A's and B's.
             point = insertion_point(path, lambda t: t.issuer is None and not t.subset
                                     and a.threads.within(t.role) and b.threads.within(t.role))
@@ -257,6 +273,39 @@ class _Inserter:
                     mark(nvasync.SyncThreadsOp(), reason)
                 else:
                     mark(nvasync.NamedBarrierOp(id=self.barrier_id(role, b.op), threads=32 * role[1]), reason)
+
+    def place_cluster_sync(self, path, where, reason, wait_only: bool = False):
+        """A cluster barrier (or its wait half) on `path`, in the kernel's top-level block (every
+        thread of every CTA reaches it)."""
+        point = insertion_point(path, lambda t: t == Threads(None))
+        if point is None or op_key(point[1]).parent.name != "gpu.func":
+            raise PlacementError(where, f"no cluster barrier can order {reason}: it must stand in the kernel's "
+                                        "top-level block, between the two accesses (move them out of loops and "
+                                        "branches)")
+        with ir.InsertionPoint(point[1]), point[1].location:
+            mark(nvasync.ClusterWaitOp() if wait_only else nvasync.ClusterSyncOp(), reason)
+
+    def place_cluster_start(self):
+        """Before the first store into a peer's shared memory, every CTA of the cluster has started:
+        a relaxed arrive first thing, its wait just before that store."""
+        stores = [a for a in accesses(self.func) if a.proxy == "cluster"]
+        if not stores:
+            return
+        entry = self.func.regions[0].blocks[0]
+        reason = f"peers started before the distributed store {describe(stores[0].op)}"
+        with ir.InsertionPoint.at_block_begin(entry), self.func.location:
+            arrive = mark(nvasync.ClusterArriveOp(), reason)
+        self.place_cluster_sync(find_path(arrive.operation, stores[0].op), stores[0].op, reason, wait_only=True)
+
+    def place_cluster_exit(self):
+        """A peer CTA must not exit while this CTA's stores into its shared memory may be in
+        flight: a cluster barrier after the last such store on every path to the exit."""
+        stores = [a for a in accesses(self.func) if a.proxy == "cluster"]
+        exit_op = self.func.regions[0].blocks[0].operations[-1] if stores else None
+        for store in stores:
+            path = find_path(store.op, exit_op)
+            if path is not None and not any(p.op.name == CLUSTER_SYNC for p in path.ops):
+                self.place_cluster_sync(path, store.op, f"distributed store -> kernel exit: {describe(store.op)}")
 
     def barrier_id(self, role, where) -> int:
         """The id of a named barrier over the warps `role`: the one the kernel's barriers over

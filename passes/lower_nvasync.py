@@ -332,6 +332,25 @@ class _FunctionLowering:
     def _sync_threads(self, view):
         nvvm.Barrier0Op()
 
+    # --- clusters -------------------------------------------------------------------------------
+    def _cluster_rank(self, view):
+        return nvvm.read_ptx_sreg_cluster_ctarank(ir.IntegerType.get_signless(32))
+
+    def _store_peer(self, view):
+        local = self.smem_pointer(view.dst, view.index)
+        remote = nvvm.mapa(ir.Type.parse("!llvm.ptr<7>"), local, view.peer)
+        llvm.store(view.value, remote)
+
+    def _cluster_sync(self, view):
+        nvvm.cluster_arrive(aligned=True)
+        nvvm.cluster_wait(aligned=True)
+
+    def _cluster_arrive(self, view):
+        nvvm.cluster_arrive_relaxed(aligned=True)
+
+    def _cluster_wait(self, view):
+        nvvm.cluster_wait(aligned=True)
+
     def _pipeline_load(self, view):
         raise LoweringError(view.operation, "nvasync.pipeline_load outside a loop that fuser-pipeline-mbarriers "
                                             "rewrote: mark its loop with nvasync.pipeline and run that pass first")

@@ -439,11 +439,26 @@ def _evaluate(owner, value, dims, memo):
 
 # --- barriers -------------------------------------------------------------------------------------
 
+CLUSTER_SYNC = "nvasync.cluster_sync"
+CLUSTER_BARRIERS = (CLUSTER_SYNC, "nvasync.cluster_arrive", "nvasync.cluster_wait")
+
+
 def barrier_problem(op) -> str | None:
     """Why the barrier `op` does not name exactly the threads that reach it (None: it does).
     `bar.sync 0` waits for every thread of the CTA; `bar.sync id, n` for n threads, counted per
-    warp: a barrier reached by fewer threads hangs, one reached by more releases early."""
+    warp: a barrier reached by fewer threads hangs, one reached by more releases early.  A cluster
+    barrier waits for every thread of every CTA of the cluster: reached by every thread, and only
+    in the kernel's top-level block (what conditions are uniform over a cluster is not modelled)."""
     who = threads_of(op)
+    name = op_key(op).name
+    if name in CLUSTER_BARRIERS:
+        if who != Threads(None):
+            return (f"'{name}' waits for every thread of every CTA of the cluster, but only "
+                    f"{who.describe()} reach it: a hang")
+        if op_key(op).parent.name != "gpu.func":
+            return (f"'{name}' must stand in the kernel's top-level block: a condition or loop "
+                    "around it could differ between the CTAs of a cluster (a hang)")
+        return None
     if op_key(op).name == "nvasync.sync_threads":
         if who == Threads(None):
             return None

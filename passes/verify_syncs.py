@@ -23,7 +23,9 @@ TMA load overwriting it (roles run concurrently): the accessing warp's release (
 before one lane's arrive; after a wgmma, the wait retiring its group), an mbarrier arrive, and
 the loading thread's wait on that mbarrier before the load;
 mbarrier init -> use: `fence.mbarrier_init` and, for other
-threads, a barrier; TMA stores -> kernel exit: a covering `wait_group.read`.
+threads, a barrier; TMA stores -> kernel exit: a covering `wait_group.read`; a store into a peer
+CTA's shared memory (`store_peer`) <-> any access of that buffer, and -> kernel exit: a cluster
+barrier (`cluster_sync`, every thread of the cluster, in the kernel's top-level block).
 
 Barriers: a barrier counts only where it names exactly the threads that reach it (smem_model
 `barrier_problem`), and orders A before B only when those include A's and B's threads.  Each
@@ -44,11 +46,11 @@ from mlir import ir
 
 from fuser_mlir.diagnostics import file_location
 
-from .smem_model import (FENCE_SPACES_COVERING_CTA_SMEM, Access, accesses, accumulator_readers, barrier_orders,
-                         barrier_problem, block_key, byte_range, is_divergent, linear, op_key, reset_memo,
-                         same_thread_mapping, structural_key, threads_of)
+from .smem_model import (CLUSTER_BARRIERS, CLUSTER_SYNC, FENCE_SPACES_COVERING_CTA_SMEM, Access, accesses, accumulator_readers,
+                         barrier_orders, barrier_problem, block_key, byte_range, is_divergent, linear, op_key,
+                         reset_memo, same_thread_mapping, structural_key, threads_of)
 
-BARRIER_OPS = ("nvasync.sync_threads", "nvasync.named_barrier")
+BARRIER_OPS = ("nvasync.sync_threads", "nvasync.named_barrier", *CLUSTER_BARRIERS)
 
 
 @dataclass
@@ -186,6 +188,7 @@ def verify_function(func):
             if message:
                 problems.append((a.op, b.op, message))
     problems += _check_exit(trace)
+    problems += _check_cluster_phases(trace)
     problems += _check_releases(trace)
     problems += _check_acquires(trace)
     problems += _check_mbarrier_protocol(trace)
@@ -245,6 +248,10 @@ def _check_pair(trace, i, j):
     single_thread = A.threads == B.threads and A.threads.issuer
     barrier = lambda: _between(trace, i, j, lambda e: _barrier_covers(e, A, B))  # noqa: E731
 
+    if "cluster" in (A.proxy, B.proxy):      # a peer CTA's store: only a cluster barrier orders it
+        if _between(trace, i, j, lambda e: e.op.name == CLUSTER_SYNC and barrier_problem(e.op) is None):
+            return None
+        return f"shared memory stored by a peer CTA (store_peer) and accessed without a cluster barrier: {names}"
     if A.proxy == "mbarrier" or B.proxy == "mbarrier":
         if A.proxy == B.proxy == "mbarrier" and op_key(a.op).name == "nvasync.mbarrier_init" \
                 and op_key(b.op).name != "nvasync.mbarrier_init":
@@ -490,9 +497,45 @@ def _exclusive(a: Event, b: Event) -> bool:
     return False
 
 
+def _check_cluster_phases(trace):
+    """Cluster barrier halves alternate (arrive, wait; a whole cluster_sync only between phases, no
+    arrive left open at exit), and a completed phase precedes the first store into a peer's
+    shared memory: only then has every CTA of the cluster started."""
+    problems, pending, phases = [], None, 0
+    for e in trace:
+        name = e.op.name
+        if name == "nvasync.cluster_arrive":
+            if pending is not None:
+                problems.append((pending.op, e.op, "a cluster barrier arrives twice without a wait"))
+            pending = e
+        elif name == "nvasync.cluster_wait":
+            if pending is None:
+                problems.append((e.op, e.op, f"cluster wait with no arrive before it: {_name(e.op)}"))
+            pending, phases = None, phases + 1
+        elif name == CLUSTER_SYNC:
+            if pending is not None:
+                problems.append((pending.op, e.op, "a cluster barrier (cluster_sync) while an arrive waits "
+                                                   f"for its wait: {_name(pending.op)} -> {_name(e.op)}"))
+            phases += 1
+        elif e.access is not None and e.access.proxy == "cluster" and phases == 0:
+            problems.append((e.op, e.op, "a store into a peer CTA's shared memory before a cluster barrier "
+                                         f"has shown that every CTA of the cluster started: {_name(e.op)}"))
+            phases = 1                     # reported once
+    if pending is not None:
+        problems.append((pending.op, pending.op, f"cluster arrive never waited for: {_name(pending.op)}"))
+    return problems
+
+
 def _check_exit(trace):
-    """Each TMA store's group is committed and covered by a wait before the kernel exits."""
+    """Each TMA store's group is committed and covered by a wait before the kernel exits; each
+    store into a peer CTA's shared memory is followed by a cluster barrier (the peer must not exit
+    before it lands)."""
     problems = []
+    for i, a in enumerate(trace):
+        if a.access is not None and a.access.proxy == "cluster" and not any(
+                e.op.name == CLUSTER_SYNC and barrier_problem(e.op) is None for e in trace[i + 1:]):
+            problems.append((a.op, a.op, "a store into a peer CTA's shared memory may land after the peer exits "
+                                         f"(no cluster barrier after it): {_name(a.op)}"))
     for i, a in _stores(trace):
         end = Event(a.op, None, (), {}, True)
         end.steps = a.steps

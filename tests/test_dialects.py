@@ -87,6 +87,12 @@ def build_every_nvasync_op():
         nvasync.WarpSyncOp()
         nvasync.MbarrierArriveOp(bars, c0)
         nvasync.MbarrierInvalOp(bars, c0)
+        slots = nvasync.SmemBufferOp(smem_type([4], f32), offset=14336).buffer
+        rank = nvasync.ClusterRankOp(ir.IntegerType.get_signless(32)).rank
+        nvasync.ClusterArriveOp()
+        nvasync.ClusterWaitOp()
+        nvasync.StorePeerOp(arith.constant(f32, 2.0), slots, rank, c0)
+        nvasync.ClusterSyncOp()
     return module
 
 
@@ -105,7 +111,9 @@ def test_builders_cover_every_nvasync_op_and_lower_to_ptx(ctx):
                         "red.release.gpu.global.add.s32", "ld.acquire.gpu.global.b32",
                         "atom.relaxed.gpu.global.add.s32",
                         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "setmaxnreg.inc",
-                        "bar.warp.sync"):
+                        "bar.warp.sync", "%cluster_ctarank", "mapa.shared::cluster.u64", "st.shared::cluster.b32",
+                        "barrier.cluster.arrive.relaxed.aligned", "barrier.cluster.arrive.aligned",
+                        "barrier.cluster.wait.aligned"):
         assert instruction in ptx
     assert len(assemble(ptx).cubin) > 0
 

@@ -89,15 +89,19 @@ class for_range:
         self.body.__exit__(*exc)
 
 
-def kernel_func(name: str, arg_types: list[str], threads: int, insertion_point, min_ctas: int = 1):
+def kernel_func(name: str, arg_types: list[str], threads: int, insertion_point, min_ctas: int = 1,
+                cluster: int = 1):
     """An empty kernel `gpu.func @name(arg_types)` of `threads` threads per CTA, inserted at
     `insertion_point` (inside a gpu.module); its entry block holds only `gpu.return`.  `min_ctas`
-    CTAs must fit on an SM (`nvvm.minctasm`: ptxas caps the registers to make them fit)."""
+    CTAs must fit on an SM (`nvvm.minctasm`: ptxas caps the registers to make them fit); CTAs
+    launch in clusters of `cluster` (`nvvm.cluster_dim`, PTX .reqnctapercluster: the grid must be
+    a multiple)."""
     args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(arg_types))
-    occupancy = f", nvvm.minctasm = {min_ctas} : i32" if min_ctas > 1 else ""    # 1: fuser-kernel-abi's default
+    extra = f", nvvm.minctasm = {min_ctas} : i32" if min_ctas > 1 else ""    # 1: fuser-kernel-abi's default
+    extra += f", nvvm.cluster_dim = array<i32: {cluster}, 1, 1>" if cluster > 1 else ""
     holder = ir.Module.parse(
         f"gpu.module @holder {{ gpu.func @{name}({args}) kernel attributes "
-        f"{{gpu.known_block_size = array<i32: {threads}, 1, 1>{occupancy}}} {{ gpu.return }} }}")
+        f"{{gpu.known_block_size = array<i32: {threads}, 1, 1>{extra}}} {{ gpu.return }} }}")
     kernel = holder.body.operations[0].regions[0].blocks[0].operations[0]
     kernel.operation.detach_from_parent()
     insertion_point.insert(kernel.operation)
@@ -110,12 +114,15 @@ _ARG_TYPES = {"tensormap": lambda p: "!llvm.ptr", "pointer": lambda p: GLOBAL_PT
               "value": lambda p: str(memory_type(p["dtype"]))}
 
 
-def build_kernel_with(builder, func_op, schedule, kernel_name: str, threads: int, insertion_point, min_ctas: int = 1):
+def build_kernel_with(builder, func_op, schedule, kernel_name: str, threads: int, insertion_point, min_ctas: int = 1,
+                      cluster: int = 1):
     """A scheduler's kernel for fusion `func_op`: `gpu.func @kernel_name` with the schedule's
-    kernel parameters (and `min_ctas` per SM), inserted at `insertion_point` (inside a
-    gpu.module), its body built by `builder(func_op, schedule, params, arguments).build()`."""
+    kernel parameters (`min_ctas` per SM, clusters of `cluster`: kernel_func), inserted at
+    `insertion_point` (inside a gpu.module), its body built by
+    `builder(func_op, schedule, params, arguments).build()`."""
     params = schedule.kernel_params()
-    kernel = kernel_func(kernel_name, [kernel_arg_type(p) for p in params], threads, insertion_point, min_ctas)
+    kernel = kernel_func(kernel_name, [kernel_arg_type(p) for p in params], threads, insertion_point, min_ctas,
+                         cluster)
     entry = kernel.regions[0].blocks[0]
     with ir.InsertionPoint(entry.operations[0]):
         builder(func_op, schedule, params, list(entry.arguments)).build()

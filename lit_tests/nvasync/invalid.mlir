@@ -379,3 +379,20 @@ func.func @warp_role_single_warp_ok() {
   }) {first_warp = 1 : i32, num_warps = 1 : i32} : () -> ()
   return
 }
+
+// --- store_peer ----------------------------------------------------------------------------------
+// -----
+func.func @store_peer_value_type(%v: f16, %peer: i32, %i: index) {
+  %b = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<4xf32, #gpu.address_space<workgroup>>
+  // expected-error @below {{'value' of type f16 does not match 'dst' elements (f32)}}
+  "nvasync.store_peer"(%v, %b, %peer, %i) : (f16, memref<4xf32, #gpu.address_space<workgroup>>, i32, index) -> ()
+  return
+}
+
+// -----
+func.func @store_peer_rank_2(%v: f32, %peer: i32, %i: index) {
+  %b = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<2x2xf32, #gpu.address_space<workgroup>>
+  // expected-error @below {{'dst' must be a rank-1 shared-memory memref, got memref<2x2xf32, #gpu.address_space<workgroup>>}}
+  "nvasync.store_peer"(%v, %b, %peer, %i) : (f32, memref<2x2xf32, #gpu.address_space<workgroup>>, i32, index) -> ()
+  return
+}

@@ -3,7 +3,9 @@
 // index test, an elect_one, loaded data, a loop -- scf.for or scf.while -- whose trip count differs
 // between threads) nor in a warp role.  A `named_barrier` must be reached by whole warps and count
 // exactly their threads; one id stands for one set of warps.  Uniform: constants, kernel
-// arguments, block ids, IVs of loops with uniform bounds (@uniform_is_fine).
+// arguments, block ids, IVs of loops with uniform bounds (@uniform_is_fine).  A `cluster_sync`
+// waits for every thread of every CTA of the cluster: reached by every thread and only in the
+// kernel's top-level block (uniformity over a cluster is not modelled).
 // RUN: fuser-opt %s -p fuser-verify-syncs --split-input-file --verify-diagnostics
 
 module attributes {gpu.container_module} {
@@ -169,7 +171,7 @@ gpu.module @kernels {
       gpu.yield
     }) {first_warp = 0 : i32, num_warps = 4 : i32} : () -> ()
     "nvasync.warp_role"() ({
-      // expected-error @below {{named barrier id 1 synchronizes warps [4, 8) here but warps [0, 4) at 'nvasync.named_barrier' at 168:7: one id must stand for one set of warps}}
+      // expected-error @below {{named barrier id 1 synchronizes warps [4, 8) here but warps [0, 4) at 'nvasync.named_barrier' at 170:7: one id must stand for one set of warps}}
       "nvasync.named_barrier"() {id = 1 : i32, threads = 128 : i32} : () -> ()
       gpu.yield
     }) {first_warp = 4 : i32, num_warps = 4 : i32} : () -> ()
@@ -242,6 +244,39 @@ gpu.module @kernels {
       "nvasync.sync_threads"() : () -> ()
       %n = arith.addi %j, %c1 : index
       scf.yield %n : index
+    }
+    gpu.return
+  }
+}
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @cluster_sync_in_a_loop(%n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>, nvvm.cluster_dim = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %i = %c0 to %n step %c1 {
+      // expected-error @below {{barrier not reached by exactly the threads it names: 'nvasync.cluster_sync' must stand in the kernel's top-level block}}
+      "nvasync.cluster_sync"() : () -> ()
+    }
+    gpu.return
+  }
+}
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @cluster_sync_under_tid_test() kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>, nvvm.cluster_dim = array<i32: 2, 1, 1>} {
+    %c64 = arith.constant 64 : index
+    %tid = gpu.thread_id x
+    %lo = arith.cmpi ult, %tid, %c64 : index
+    scf.if %lo {
+      // expected-error @below {{'nvasync.cluster_sync' waits for every thread of every CTA of the cluster, but only warps [0, 2) reach it: a hang}}
+      "nvasync.cluster_sync"() : () -> ()
     }
     gpu.return
   }
