@@ -116,8 +116,12 @@ def test_gpu_cases_compile_with_one_derived_barrier_per_cross_warp_fold(name):
     averaged = {n.args[0].index for n in reductions if n.op == "var" or n.kind == "mean"}
     folds = sum(n.op == "var" or n.kind != "mean" for n in reductions) + len(averaged)
     barriers = compiled.kernel_ir.count('"nvasync.sync_threads"() {fuser.derived = "RAW: memref.store -> memref.load"}')
-    # A row held by one warp folds by shuffles alone: no barrier, no smem.
+    # A row held by one warp folds by shuffles alone: no barrier, no smem; a row over a cluster
+    # adds one cluster barrier per fold (the CTAs' totals in each other's smem).
     assert barriers == (folds if params.group > 32 else 0), compiled.kernel_ir
+    assert compiled.kernel_ir.count('"nvasync.cluster_sync"() {fuser.derived = "RAW: nvasync.store_peer') == \
+        (folds if params.cluster > 1 else 0)
+    assert (f".reqnctapercluster {params.cluster}, 1, 1" in compiled.ptx) == (params.cluster > 1)
     assert compiled.artifact.meta["dynamic_smem"] >= (4 * params.threads // 32 if params.group > 32 else 0)
     # The kernel (built from the fusion IR, where N is `?`) stores a row statistic [.., 1] or [..]
     # by one scalar store, a full output by one vector store per unit.
@@ -130,16 +134,18 @@ def test_gpu_cases_compile_with_one_derived_barrier_per_cross_warp_fold(name):
 
 
 @pytest.mark.parametrize("cols, dtype, expected", [
-    # (vector, threads, units, rows_per_cta): rows of 64 threads or fewer side by side in CTAs of 256
-    (1000, BF16, (8, 256, 2, 4)), (2048, BF16, (8, 256, 4, 4)), (1003, F32, (1, 256, 4, 1)),
-    (4096, BF16, (8, 128, 4, 1)), (8192, BF16, (8, 256, 4, 1)), (32768, BF16, (8, 512, 8, 1)),
-    (65536, BF16, (8, 1024, 8, 1)), (8200, F32, (4, 512, 5, 1)), (1, F32, (1, 256, 1, 8)),
-    (256, BF16, (8, 256, 1, 8)),
+    # (vector, threads, units, rows_per_cta, cluster): rows of 64 threads or fewer side by side in
+    # CTAs of 256; rows longer than 512 x 8 units over a cluster
+    (1000, BF16, (8, 256, 2, 4, 1)), (2048, BF16, (8, 256, 4, 4, 1)), (1003, F32, (1, 256, 4, 1, 1)),
+    (4096, BF16, (8, 128, 4, 1, 1)), (8192, BF16, (8, 256, 4, 1, 1)), (32768, BF16, (8, 512, 8, 1, 1)),
+    (65536, BF16, (8, 512, 8, 1, 2)), (100000, BF16, (8, 512, 7, 1, 4)), (262144, BF16, (8, 512, 8, 1, 8)),
+    (131072, F32, (4, 512, 8, 1, 8)), (8200, F32, (4, 512, 5, 1, 1)), (1, F32, (1, 256, 1, 8, 1)),
+    (256, BF16, (8, 256, 1, 8, 1)),
 ])
 def test_heuristic_holds_a_row_in_at_most_a_few_units_a_thread(cols, dtype, expected):
     fd = normalization(softmax, dtype)
     params = fd.compile([torch.empty(4, cols, dtype=torch_dtype(dtype), device="meta")]).params
-    assert (params.vector, params.threads, params.units, params.rows_per_cta) == expected
+    assert (params.vector, params.threads, params.units, params.rows_per_cta, params.cluster) == expected
 
 
 def test_empty_rows_launch_nothing_and_rows_of_nothing_are_an_error():
@@ -156,8 +162,8 @@ def test_empty_rows_launch_nothing_and_rows_of_nothing_are_an_error():
 
 
 def test_what_the_row_reduction_scheduler_cannot_take_is_named():
-    with pytest.raises(FusionError, match=r"rows of 131072 elements exceed what one CTA holds in registers"):
-        normalization(softmax, BF16).compile([torch.empty(2, 131072, dtype=torch.bfloat16, device="meta")])
+    with pytest.raises(FusionError, match=r"rows of 524288 elements exceed what a cluster of 8 CTAs holds in registers"):
+        normalization(softmax, BF16).compile([torch.empty(2, 524288, dtype=torch.bfloat16, device="meta")])
     with pytest.raises(FusionError, match="every reduction must reduce the last axis of one shape"):
         recorded(F32, [-1, -1], lambda o, x: o.sum(x, 0)).compile([torch.empty(4, 8)],
                                                                   schedule={"scheduler": "row_reduction"})
@@ -183,3 +189,5 @@ def test_rows_side_by_side_leave_each_row_at_least_a_warp():
         fd.compile(example, schedule={"scheduler": "row_reduction", "threads": 64, "rows_per_cta": 4})
     params = fd.compile(example, schedule={"scheduler": "row_reduction", "threads": 128, "rows_per_cta": 2}).params
     assert (params.group, params.units) == (64, 1)
+    with pytest.raises(FusionError, match="cluster 1/2/4/8 with one row a CTA"):
+        fd.compile(example, schedule={"scheduler": "row_reduction", "cluster": 2, "rows_per_cta": 2})

@@ -10,21 +10,26 @@ with it as 1: the row statistics).  Floating-point tensors only (f32, f16, bf16)
 reductions are not scheduled yet.
 
 The work.  A CTA holds `rows_per_cta` rows side by side, `group` = threads / rows_per_cta threads
-each (a row past the last computes on the last row and stores nothing); a row is ceil(N / vector)
-units of `vector` elements and the row's thread t holds units t, t + group, .. (`units` of them,
-loaded once into registers); units past the row's end are loaded at the row's last whole unit and masked out
-(vector must divide N).  Each reduction folds the thread's lanes, then the warp (shuffles), then
-the row's warps through shared memory (one slot of threads/32 f32 per reduction; the barrier
-between the slot's writes and reads is derived by fuser-insert-syncs; a row of one warp needs
-neither), so every thread holds the row's value; what follows the reduction is computed from the registers again.  mean divides the sum by
-N; var is two-pass (the mean, then the sum of squared deviations, divided by max(N - correction,
-0)), in f32 like torch's.
+each (a row past the last computes on the last row and stores nothing), or the columns
+[r * C, (r + 1) * C) of one row, C = group x units x vector, as the CTA of rank r in a cluster of
+`cluster` CTAs.  A row (or a CTA's columns of it) is units of `vector` elements and thread t
+holds units t, t + group, .. (`units` of them, loaded once into registers); units past the row's
+end are loaded at the row's last whole unit and masked out (vector must divide N).  Each
+reduction folds the thread's lanes, then the warp (shuffles), then the row's warps through shared
+memory (one slot of threads/32 f32 per reduction; the barrier between the slot's writes and
+reads is derived by fuser-insert-syncs; a row of one warp needs neither); over a cluster each CTA
+then stores its total into slot [rank] of every CTA's shared memory (`nvasync.store_peer`) and
+folds the slots in rank order after the cluster barrier fuser-insert-syncs derives.  So every
+thread holds the row's value; what follows the reduction is computed from the registers again.
+mean divides the sum by N; var is two-pass (the mean, then the sum of squared deviations,
+divided by max(N - correction, 0)), in f32 like torch's.
 
 The heuristic.  vector: 16 bytes of the narrowest dtype, halved until it divides N; group: a
 warp for rows of at most 32 units, else the smallest power of two in [64, 512] with at most 4
-units a thread, more units (up to MAX_UNITS) where 512 threads need them, 1024 threads only for
-rows 512 x MAX_UNITS units do not hold (up to 64K bf16 elements; longer rows are an error);
-groups of 64 threads or fewer share CTAs of SHORT_ROWS_CTA threads.  Measured on the H100 (bf16):
+units a thread, more units (up to MAX_UNITS) where 512 threads need them, and rows that 512 x
+MAX_UNITS units do not hold split over a cluster of 2, 4 or 8 CTAs (up to 256K bf16 elements;
+longer rows are an error); groups of 64 threads or fewer share CTAs of SHORT_ROWS_CTA threads.
+Measured on the H100 (bf16):
 - 32768 rows of 1024: 64 threads x 2 units run a LayerNorm at 2.80 TB/s where 128 x 1 ran 2.38
   and a warp x 4 units 2.71; 4 such rows a CTA 2.77-2.86 TB/s over four fusions, level with one
   a CTA;
@@ -32,7 +37,10 @@ groups of 64 threads or fewer share CTAs of SHORT_ROWS_CTA threads.  Measured on
   where a row a CTA ran 10.3-13.9;
 - 4096 columns: 2 rows a CTA ran a LayerNorm at 2.64 TB/s where one ran 2.96;
 - 32768 columns: 512 x 8 ran a LayerNorm at 2.98 TB/s where 1024 x 4 (a 64-register cap) ran
-  2.77 and softmax 1.6 % slower.
+  2.77 and softmax 1.6 % slower; split over 2 CTAs of a cluster (512 x 4 or 256 x 8) 1.5-2.5
+  TB/s for the normalizations: half the bytes in flight on an SM that holds one CTA either way;
+- 65536-262144 columns over clusters of 2-8: 1.9-2.6 TB/s for the normalizations (1.07-1.27x
+  torch.compile), 2.6-3.2 for a row sum.
 """
 from __future__ import annotations
 
@@ -46,7 +54,8 @@ from .pointwise import POINTWISE_OPS
 
 REDUCTION_OPS = frozenset({"reduce", "var"})
 VECTOR_BYTES = 16
-WARP, MIN_GROUP, WIDE_THREADS, MAX_THREADS = 32, 64, 512, 1024
+WARP, MIN_GROUP, WIDE_THREADS = 32, 64, 512
+MAX_CLUSTER = 8                 # the portable cluster size
 SHORT_ROWS_CTA = 256            # a CTA's threads where a row needs 64 or fewer: several rows side by side
 TARGET_UNITS = 4                # units a thread holds when the row is long enough
 MAX_UNITS = 8                   # registers: 8 x 8 bf16 lanes per full input and thread
@@ -65,6 +74,7 @@ class RowReductionSchedule:
     threads: int
     units: int                   # units per thread: a row holds at most group x units x vector elements
     rows_per_cta: int = 1        # rows a CTA reduces side by side, `group` threads each
+    cluster: int = 1             # CTAs of a cluster sharing one row (its distributed shared memory)
 
     @property
     def group(self) -> int:
@@ -74,7 +84,7 @@ class RowReductionSchedule:
     @property
     def capacity(self) -> int:
         """The longest row the kernel holds."""
-        return self.group * self.units * self.vector
+        return self.group * self.units * self.vector * self.cluster
 
     def kernel_params(self) -> list[dict]:
         """Per input a global pointer (aligned to the vector's bytes) or a scalar input's value; a
@@ -136,17 +146,18 @@ def choose_vector(cols: int, dtypes) -> int:
     return vector
 
 
-def choose_threads(cols: int, vector: int) -> tuple[int, int, int]:
-    """(threads, units, rows_per_cta) for rows of `cols` elements (-1: unknown until launch, sized
-    for 8K)."""
+def choose_threads(cols: int, vector: int) -> tuple[int, int, int, int]:
+    """(threads, units, rows_per_cta, cluster) for rows of `cols` elements (-1: unknown until
+    launch, sized for 8K)."""
     chunks = math.ceil((cols if cols > 0 else 8192) / vector)
     group = WARP if chunks <= WARP else MIN_GROUP
     while group < WIDE_THREADS and group * TARGET_UNITS < chunks:
         group *= 2
-    if group * MAX_UNITS < chunks:
-        group = MAX_THREADS
+    cluster = 1
+    while cluster < MAX_CLUSTER and group * MAX_UNITS * cluster < chunks:
+        cluster *= 2
     rows_per_cta = SHORT_ROWS_CTA // group if group < SHORT_ROWS_CTA // 2 else 1
-    return group * rows_per_cta, max(1, math.ceil(chunks / group)), rows_per_cta
+    return group * rows_per_cta, max(1, math.ceil(chunks / (group * cluster))), rows_per_cta, cluster
 
 
 def reduction_problem(sig: FusionSig) -> str | None:
@@ -192,24 +203,25 @@ class _RowReduction:
         in_dtypes = tuple(t.dtype.value for t in sig.inputs)
         out_dtypes = tuple(t.dtype.value for t in sig.outputs)
         vector = choose_vector(shape[-1], [d for d, t in zip(in_dtypes, sig.inputs) if not t.scalar] + list(out_dtypes))
-        threads, units, rows_per_cta = choose_threads(shape[-1], vector)
+        threads, units, rows_per_cta, cluster = choose_threads(shape[-1], vector)
         if units > MAX_UNITS:
-            raise FusionError(f"rows of {shape[-1]} elements exceed what one CTA holds in registers "
-                              f"({MAX_THREADS * MAX_UNITS * vector}); longer rows are not scheduled yet")
+            raise FusionError(f"rows of {shape[-1]} elements exceed what a cluster of {MAX_CLUSTER} CTAs holds in "
+                              f"registers ({MAX_CLUSTER * WIDE_THREADS * MAX_UNITS * vector}); longer rows are not "
+                              "scheduled yet")
         return RowReductionSchedule(in_dtypes, out_dtypes, tuple(input_kind(t, shape) for t in sig.inputs),
                                     tuple(output_kind(t, shape) for t in sig.outputs), vector, threads, units,
-                                    rows_per_cta)
+                                    rows_per_cta, cluster)
 
     def encode(self, params: RowReductionSchedule) -> dict:
         return {"vector": params.vector, "threads": params.threads, "units": params.units,
-                "rows_per_cta": params.rows_per_cta, "in_kinds": ",".join(params.in_kinds),
+                "rows_per_cta": params.rows_per_cta, "cluster": params.cluster, "in_kinds": ",".join(params.in_kinds),
                 "out_kinds": ",".join(params.out_kinds)}
 
     def decode(self, sig: FusionSig, fields: dict) -> RowReductionSchedule:
         """The decisions in `fields`, the heuristic's for the rest; `in_kinds` / `out_kinds`, when
         given, as the API derived them from concrete shapes (fusion IR may say `?` for N)."""
         params = self.heuristic(sig)
-        numbers = ("vector", "threads", "units", "rows_per_cta")
+        numbers = ("vector", "threads", "units", "rows_per_cta", "cluster")
         unknown = set(fields) - set(numbers) - {"in_kinds", "out_kinds"}
         ints = {k: fields[k] for k in numbers if k in fields}
         kinds = {k: tuple(str(fields[k]).split(",")) if k in fields else getattr(params, k)
@@ -217,16 +229,17 @@ class _RowReduction:
         if unknown or any(not isinstance(v, int) for v in ints.values()) \
                 or len(kinds["in_kinds"]) != len(sig.inputs) or len(kinds["out_kinds"]) != len(sig.outputs) \
                 or set(kinds["in_kinds"]) - set(IN_KINDS) or set(kinds["out_kinds"]) - set(OUT_KINDS):
-            raise FusionError(f"row_reduction schedule takes integers vector, threads, units, rows_per_cta and one kind "
-                              f"per input "
+            raise FusionError(f"row_reduction schedule takes integers vector, threads, units, rows_per_cta, cluster and "
+                              f"one kind per input "
                               f"({', '.join(IN_KINDS)}) and output ({', '.join(OUT_KINDS)}), got {fields}")
         params = replace(params, in_kinds=kinds["in_kinds"], out_kinds=kinds["out_kinds"], **ints)
         if params.vector not in (1, 2, 4, 8) or params.threads not in (32, 64, 128, 256, 512, 1024) \
                 or not 1 <= params.units <= 2 * MAX_UNITS or params.rows_per_cta not in (1, 2, 4, 8, 16, 32) \
-                or params.group < 32:
+                or params.group < 32 or params.cluster not in (1, 2, 4, 8) \
+                or (params.cluster > 1 and params.rows_per_cta > 1):
             raise FusionError(f"row_reduction schedule {fields} is out of range (vector 1/2/4/8, threads a power "
                               f"of two in [32, 1024], units 1-{2 * MAX_UNITS}, rows_per_cta a power of two leaving "
-                              f"a row at least 32 threads)")
+                              f"a row at least 32 threads, cluster 1/2/4/8 with one row a CTA)")
         return params
 
     def build(self, func_op, params: RowReductionSchedule, kernel_name: str, insertion_point):
@@ -249,7 +262,7 @@ class _RowReduction:
         if rows > I32_MAX or rows * cols > I32_MAX * 8:
             raise FusionError(f"{rows} rows of {cols} exceed the kernel's index range")
         scalars = {"cols": cols, "rows": rows} if params.rows_per_cta > 1 else {"cols": cols}
-        return {"tiles": math.ceil(rows / params.rows_per_cta), "scalars": scalars}
+        return {"tiles": math.ceil(rows / params.rows_per_cta) * params.cluster, "scalars": scalars}
 
     def meta(self, params: RowReductionSchedule) -> dict:
         return {"params": params.kernel_params(), "block": [params.threads, 1, 1], "grid": "per_tile",

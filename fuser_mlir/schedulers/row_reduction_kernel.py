@@ -1,8 +1,9 @@
 """The row-reduction scheduler's kernel: a fusion func + a RowReductionSchedule -> kernel IR.
 
     row = block id x rows_per_cta + t / group (group = threads / rows_per_cta; rows past the last
-    are computed on the last row and not stored); thread t holds units u_k = t % group + k * group
-    (k < units) of `vector` columns
+    are computed on the last row and not stored), or block id / cluster; thread t holds units
+    u_k = t % group + k * group (k < units) of `vector` columns, from column rank x the CTA's
+    capacity in a cluster
     load every full input's units at row * N + col (a unit past the row's end reads the row's
     last unit and is masked out) and every cols input's units at col
     per reduction, in program order:
@@ -10,24 +11,28 @@
         thread's valid lanes (a tree), the warp (gpu.shuffle xor 16, 8, 4, 2, 1) and the row's
         warps: lane 0 of each warp stores into the reduction's smem slot, lane w of every warp
         loads the partial of its row's warp w (the others the identity) and the warp folds them by
-        shuffles again (kernel.folds; a var reuses a mean of the same value)
+        shuffles again (kernel.folds; a var reuses a mean of the same value); in a cluster, thread
+        p < cluster stores the CTA's total into slot [rank] of CTA p's smem (nvasync.store_peer)
+        and every thread folds the cluster's slots in rank order
     every output per lane: full outputs by vector stores of the valid units, row outputs by the
-    row's first thread.
+    row's first thread (of the cluster's rank 0).
 
 The barrier between a slot's stores and its loads is not written here: fuser-insert-syncs
-derives it (a generic write -> generic read hazard between threads).  Every reduction has its
+derives it (a generic write -> generic read hazard between threads), and the cluster barrier
+between the peers' stores and the loads of the cluster's slots.  Every reduction has its
 own slot and a CTA reduces one row, so no slot is written twice.
 """
 from __future__ import annotations
 
 
 from mlir import ir
-from mlir.dialects import arith, gpu
+from mlir.dialects import arith, gpu, memref
 
+from ..dialects import nvasync
 from ..frontend.dtypes import DataType
 from ..kernel import body, folds
-from ..kernel.builders import (build_kernel_with, gep, i32, if_then, lanes, load_global, memory_type, pack,
-                               store_global, to_i32, to_i64)
+from ..kernel.builders import (build_kernel_with, gep, i32, if_then, index, lanes, load_global, memory_type, pack,
+                               smem_type, store_global, to_i32, to_i64, to_index)
 from .pointwise_strided_kernel import check_right_aligned
 from .row_reduction import RowReductionSchedule
 
@@ -36,7 +41,8 @@ from .row_reduction import RowReductionSchedule
 def build_kernel(func_op, schedule: RowReductionSchedule, kernel_name: str, insertion_point):
     """Insert the kernel for fusion `func_op` as `gpu.func @kernel_name` at `insertion_point`."""
     check_right_aligned(func_op)
-    return build_kernel_with(_KernelBuilder, func_op, schedule, kernel_name, schedule.threads, insertion_point)
+    return build_kernel_with(_KernelBuilder, func_op, schedule, kernel_name, schedule.threads, insertion_point,
+                             cluster=schedule.cluster)
 
 
 class _KernelBuilder:
@@ -55,7 +61,11 @@ class _KernelBuilder:
         s = self.s
         self.tid = to_i32(gpu.thread_id(gpu.Dimension.x))
         block = to_i32(gpu.block_id(gpu.Dimension.x))
-        if s.rows_per_cta == 1:
+        self.rank = None
+        if s.cluster > 1:
+            self.rank = nvasync.ClusterRankOp(ir.IntegerType.get_signless(32)).rank
+            self.row, self.position, self.row_ok = arith.divui(block, i32(s.cluster)), self.tid, None
+        elif s.rows_per_cta == 1:
             self.row, self.position, self.row_ok = block, self.tid, None
         else:   # the rows past the last compute on the last row and store nothing
             row = arith.addi(arith.muli(block, i32(s.rows_per_cta)), arith.divui(self.tid, i32(s.group)))
@@ -64,9 +74,10 @@ class _KernelBuilder:
             self.position = arith.remui(self.tid, i32(s.group))
         self.row_start = arith.muli(to_i64(self.row), to_i64(self.cols))
         last = arith.subi(self.cols, i32(s.vector))
+        first = i32(0) if self.rank is None else arith.muli(self.rank, i32(s.capacity // s.cluster))
         self.columns, self.valid = [], []
         for k in range(s.units):
-            col = arith.muli(arith.addi(self.position, i32(k * s.group)), i32(s.vector))
+            col = arith.addi(first, arith.muli(arith.addi(self.position, i32(k * s.group)), i32(s.vector)))
             self.valid.append(arith.cmpi(arith.CmpIPredicate.slt, col, self.cols))
             self.columns.append(arith.minsi(col, last))
         # Full inputs are loaded once and stay in registers; cols inputs (a norm's weights: small,
@@ -126,7 +137,10 @@ class _KernelBuilder:
                                      gep(self.pointers[f"output{j}"], offset, dtype), self.align[f"output{j}"])
             rows = [j for j, kind in enumerate(s.out_kinds) if kind == "row"]
             if k == 0 and rows:               # the row's first thread's first unit is in every row
-                with if_then(self.stored(arith.cmpi(arith.CmpIPredicate.eq, self.position, i32(0)))):
+                first = arith.cmpi(arith.CmpIPredicate.eq, self.position, i32(0))
+                if self.rank is not None:
+                    first = arith.andi(first, arith.cmpi(arith.CmpIPredicate.eq, self.rank, i32(0)))
+                with if_then(self.stored(first)):
                     for j in rows:
                         dtype = s.out_dtypes[j]
                         store_global(body.to_memory(results[0][j], dtype),
@@ -163,7 +177,15 @@ class _KernelBuilder:
     def row_fold(self, kind: str, values):
         """The row's `kind` fold of every thread's (value, valid) lanes, in every thread: a tree
         over the thread's lanes, then the CTA (kernel.folds)."""
+        s = self.s
         lanes = [arith.select(valid, v, folds.identity(kind)) for v, valid in values]
-        total = folds.block_fold(kind, folds.tree(kind, lanes), self.tid, self.s.threads, self.smem_end, self.s.group)
-        self.smem_end += folds.slot_bytes(self.s.threads)
-        return total
+        total = folds.block_fold(kind, folds.tree(kind, lanes), self.tid, s.threads, self.smem_end, s.group)
+        self.smem_end += folds.slot_bytes(s.threads)
+        if s.cluster == 1:
+            return total
+        # The cluster's CTA totals: each in slot [rank] of every CTA, folded in rank order.
+        slots = nvasync.SmemBufferOp(smem_type([s.cluster], "f32"), offset=self.smem_end).buffer
+        self.smem_end += -(-4 * s.cluster // 16) * 16
+        with if_then(arith.cmpi(arith.CmpIPredicate.ult, self.tid, i32(s.cluster))):
+            nvasync.StorePeerOp(total, slots, self.tid, to_index(self.rank))
+        return folds.tree(kind, [memref.load(slots, [index(r)]) for r in range(s.cluster)])

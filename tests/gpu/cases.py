@@ -191,6 +191,10 @@ REDUCTION_CASES = [
         ("rms_norm", DataType.Float, 5, 8200), ("rms_norm", DataType.BFloat16, 1001, 2048),
         ("layer_norm", DataType.BFloat16, 100, 1536), ("layer_norm", DataType.Float, 7, 777),
         ("row_stats", DataType.Half, 37, 777), ("row_stats", DataType.Float, 1, 2), ("row_stats", DataType.BFloat16, 513, 24),
+        # rows over a cluster of 2, 4 and 8 CTAs (the last CTA of a cluster partly past the row's end)
+        ("softmax", DataType.BFloat16, 7, 65536), ("layer_norm", DataType.BFloat16, 3, 100000),
+        ("rms_norm", DataType.Float, 2, 131072), ("row_stats", DataType.Half, 5, 65544),
+        ("log_softmax", DataType.BFloat16, 2, 262144), ("layer_norm", DataType.Float, 1, 40000),
     ]]
 
 
