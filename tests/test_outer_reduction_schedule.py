@@ -15,7 +15,7 @@ from fuser_mlir.compiler import input_signature
 from fuser_mlir.diagnostics import CompileError
 
 sys.path.insert(0, str(Path(__file__).parent / "gpu"))
-from cases import OUTER_CASES, outer_inputs  # noqa: E402
+from cases import OUTER_CASES, reduction_inputs  # noqa: E402
 
 F32, BF16 = DataType.Float, DataType.BFloat16
 BY_NAME = {name: (build, shape, schedule) for name, build, shape, schedule in OUTER_CASES}
@@ -38,7 +38,7 @@ def meta(shape, dtype=torch.bfloat16):
 def test_gpu_cases_compile_with_the_derived_protocol_and_no_extra_barrier(name):
     build, shape, schedule = BY_NAME[name]
     fd = build()
-    compiled = fd.compile(outer_inputs(fd, shape, "meta"), schedule=schedule)
+    compiled = fd.compile(reduction_inputs(fd, shape, "meta"), schedule=schedule)
     ir, s = compiled.kernel_ir, compiled.params
     assert compiled.scheduler.name == "outer_reduction"
     barriers = ir.count('"nvasync.sync_threads"')
@@ -62,9 +62,10 @@ def test_gpu_cases_compile_with_the_derived_protocol_and_no_extra_barrier(name):
 
 
 @pytest.mark.parametrize("shape, dims, expected", [
-    ((4096, 4096), 0, (False, 8, 32, 33)),      # 16 strips of 256 columns x 33: one round of 4 CTAs an SM
-    ((32768, 8192), 0, (False, 8, 32, 16)),     # 32 strips: 512 units, not 544 (a second round)
-    ((65536, 8), 0, (False, 8, 1, 32)),         # narrow: one thread across, 256 rows at a time
+    ((4096, 4096), 0, (False, 8, 32, 16)),      # 16 strips of 256 columns x 16: half a round of 4 CTAs an SM
+    ((32768, 8192), 0, (False, 8, 32, 8)),      # 32 strips: 256 units (544 left a second round of 16)
+    ((4096, 1024), 0, (False, 8, 32, 32)),      # 4 strips: 4 x unroll rows a thread bound the splits
+    ((65536, 8), 0, (False, 8, 1, 16)),         # narrow: one thread across, 256 rows at a time
     ((1000, 3), 0, (False, 1, 4, 1)),           # 3 columns: vector 1, a strip of 4 (16 bytes of f32)
     ((1 << 20,), None, (True, 8, 32, 64)),      # full: [4096, 256] rows, 64 splits of 2 x unroll rows a thread
     ((1001, 1003), None, (True, 1, 256, 490)),  # 1004003 is odd: vector 1, 3922 rows of 256

@@ -32,10 +32,16 @@ semaphores are the runtime's (launch "scratch"), left as found.
 The heuristic.  vector: 16 bytes of the narrowest full input, halved until it divides N (full: E);
 threads 256, as many CTAs resident on each SM (at most 4) as a register estimate allows (the
 kernel asks ptxas for them: 4 CTAs cap a thread at 64 registers); tx: enough threads for the strip's N columns, at most 256 f32 columns (a TMA box row)
-and at least 16 bytes of f32 (W >= 4); unroll 4; splits: as many as one round of the resident
-CTAs holds (strips x splits <= CTAs per SM x SMS: a second round of a few units would double
-their time), each split at least 2 x unroll rows a thread.  Measured on the H100 (bf16 column
-sum, 32768 x 8192, 32 strips): 17 splits (544 units, a second round of 16) ran 2.52 TB/s.
+and at least 16 bytes of f32 (W >= 4); unroll 4; splits: as many as half a round of the
+resident CTAs holds (strips x splits <= CTAs per SM x SMS / 2; a full reduction: a whole round),
+each split at least 4 x unroll rows a thread (a full reduction's: 2 x unroll).  Measured on the
+H100 (bf16 sums):
+- a second round of a few units doubles their time: at 32768 x 8192 (32 strips) 17 splits (544
+  units for 528 CTAs) ran 2.52 TB/s, 16 splits 2.93;
+- half a round against a whole one: 4096 x 4096 3.23 against 2.95 TB/s, 32768 x 1024 2.37
+  against 2.21, 4096 x 1024 (32 splits, the rows' bound) 1.32 against 1.02-1.19, 4096 x 8192
+  2.45 against 2.39, level (within 1 %) at 32768 x 4096, 32768 x 8192, 4096 and 32768 x 32768;
+- a full reduction of 32768 x 1024 ran 2.46 TB/s in a whole round, 1.53 in a half.
 """
 from __future__ import annotations
 
@@ -227,8 +233,9 @@ class _OuterReduction:
         params = OuterReductionSchedule(tuple(t.dtype.value for t in sig.inputs),
                                         tuple(t.dtype.value for t in sig.outputs), in_kinds,
                                         tuple(r.kind for r in sig.reductions), full, vector, THREADS, tx, UNROLL, 1)
-        want = params.ctas_per_sm * SMS // strips
-        most = MAX_SPLITS if rows < 0 else max(1, rows // (2 * UNROLL * ty))
+        round_ = params.ctas_per_sm * SMS // (1 if full else 2)
+        want = round_ // strips
+        most = MAX_SPLITS if rows < 0 else max(1, rows // ((2 if full else 4) * UNROLL * ty))
         return replace(params, splits=max(1, min(want, most, MAX_SPLITS)))
 
     def encode(self, params: OuterReductionSchedule) -> dict:
