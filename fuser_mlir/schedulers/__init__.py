@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
 
+SMS = 132      # H100 SXM: the SMs the heuristics size waves and rounds by (launches use the device's own count)
+
 
 @dataclass(frozen=True)
 class TensorSig:

@@ -48,9 +48,8 @@ from dataclasses import asdict, dataclass, replace
 from ..dialects.nvasync import SPLIT_K_MODES
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
-from . import FusionSig, TensorSig
+from . import SMS, FusionSig, TensorSig
 
-SMS = 132                       # H100 SXM: the persistent grid's width when the heuristic sizes waves
 BLOCK_M = 128                   # two consumer warpgroups x the 64 rows of a wgmma
 BLOCK_K = 64                    # one 128-byte swizzle row of 16-bit elements
 CONSUMERS = 256                 # the consumer threads (the pass adds a producer warpgroup)

@@ -50,8 +50,7 @@ from dataclasses import asdict, dataclass, replace
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
-from . import FusionSig, TensorSig
-from .matmul import SMS
+from . import SMS, FusionSig, TensorSig
 from .row_reduction import VECTOR_BYTES, _dims_match, reduction_problem
 
 THREADS = 256
