@@ -13,8 +13,9 @@ import pytest
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cases import OUTER_CASES, reduction_inputs  # noqa: E402
-from test_pointwise import TOLERANCE, poisoned, reference  # noqa: E402
+from cases import OUTER_CASES  # noqa: E402
+from test_pointwise import TOLERANCE  # noqa: E402
+from test_reductions import run_case  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA Hopper GPU")
 BY_NAME = {name: (build, shape, schedule) for name, build, shape, schedule in OUTER_CASES}
@@ -23,16 +24,7 @@ BY_NAME = {name: (build, shape, schedule) for name, build, shape, schedule in OU
 def run(name, edit_x=None):
     """(fusion, inputs, outputs, references) of case `name`; `edit_x(x)` edits the input first."""
     build, shape, schedule = BY_NAME[name]
-    fd = build()
-    inputs = reduction_inputs(fd, shape, "cuda")
-    if edit_x:
-        edit_x(inputs[0])
-    refs = reference(fd, inputs)
-    out = [poisoned(tuple(r.shape), t.dtype) for r, t in zip(refs, fd.outputs)]
-    fd.execute(inputs, out=out, schedule=schedule)
-    torch.cuda.synchronize()
-    assert fd.compile(reduction_inputs(fd, shape, "meta"), schedule=schedule).scheduler.name == "outer_reduction"
-    return fd, inputs, out, refs
+    return run_case(build, shape, "outer_reduction", schedule, edit_x)
 
 
 def check(name, out, refs, fd):

@@ -20,19 +20,26 @@ pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an 
 BY_NAME = {name: (build, shape) for name, build, shape in REDUCTION_CASES}
 
 
+def run_case(build, shape, scheduler: str, schedule=None, edit_x=None):
+    """(fusion, inputs, outputs, references) of a reduction case run into NaN-poisoned outputs
+    (test_outer_reductions runs its cases through it too); `edit_x(x)` edits the input first; the
+    case must go to `scheduler`."""
+    fd = build()
+    inputs = reduction_inputs(fd, shape, "cuda")
+    if edit_x:
+        edit_x(inputs[0])
+    refs = reference(fd, inputs)
+    out = [poisoned(tuple(r.shape), t.dtype) for r, t in zip(refs, fd.outputs)]
+    fd.execute(inputs, out=out, schedule=schedule)
+    torch.cuda.synchronize()
+    assert fd.compile(reduction_inputs(fd, shape, "meta"), schedule=schedule).scheduler.name == scheduler
+    return fd, inputs, out, refs
+
+
 def run(name, poison_x=None):
     """(fusion, outputs, references) of case `name`; `poison_x(x)` edits the input first."""
     build, shape = BY_NAME[name]
-    fd = build()
-    inputs = reduction_inputs(fd, shape, "cuda")
-    if poison_x:
-        poison_x(inputs[0])
-    refs = reference(fd, inputs)
-    out = [poisoned(tuple(r.shape), t.dtype) for r, t in zip(refs, fd.outputs)]
-    fd.execute(inputs, out=out)
-    torch.cuda.synchronize()
-    compiled = fd.compile(reduction_inputs(fd, shape, "meta"))
-    assert compiled.scheduler.name == "row_reduction"
+    fd, _, out, refs = run_case(build, shape, "row_reduction", edit_x=poison_x)
     return fd, out, refs
 
 
