@@ -285,10 +285,13 @@ class _Inserter:
         with ir.InsertionPoint(point[1]), point[1].location:
             mark(nvasync.ClusterWaitOp() if wait_only else nvasync.ClusterSyncOp(), reason)
 
+    def peer_stores(self) -> list[Access]:
+        return [a for a in accesses(self.func) if a.proxy == "cluster"]
+
     def place_cluster_start(self):
         """Before the first store into a peer's shared memory, every CTA of the cluster has started:
         a relaxed arrive first thing, its wait just before that store."""
-        stores = [a for a in accesses(self.func) if a.proxy == "cluster"]
+        stores = self.peer_stores()
         if not stores:
             return
         entry = self.func.regions[0].blocks[0]
@@ -300,7 +303,7 @@ class _Inserter:
     def place_cluster_exit(self):
         """A peer CTA must not exit while this CTA's stores into its shared memory may be in
         flight: a cluster barrier after the last such store on every path to the exit."""
-        stores = [a for a in accesses(self.func) if a.proxy == "cluster"]
+        stores = self.peer_stores()
         exit_op = self.func.regions[0].blocks[0].operations[-1] if stores else None
         for store in stores:
             path = find_path(store.op, exit_op)

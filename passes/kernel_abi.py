@@ -9,9 +9,9 @@ Rule
     boxes need 1024-B alignment; the upstream lowering leaves a demoted, 16-B aligned variable);
   * a kernel with `gpu.known_block_size` gets `nvvm.reqntid` and `nvvm.minctasm` (1 unless the
     kernel IR asks for more CTAs per SM), so ptxas knows the register cap at entry that
-    `setmaxnreg` needs.  Its `nvvm.maxntid` (which
-    convert-gpu-to-nvvm derives from gpu.func's `known_block_size`) is removed: ptxas rejects
-    `.maxntid` next to `.reqntid`, and the exact size already bounds it.
+    `setmaxnreg` needs.  Its `nvvm.maxntid` (which convert-gpu-to-nvvm derives from gpu.func's
+    `known_block_size`) is removed: ptxas rejects `.maxntid` next to `.reqntid`, and the exact
+    size already bounds it.
 
 Contract
   in:  a module after convert-gpu-to-nvvm (llvm.func kernels inside gpu.module).

@@ -520,7 +520,6 @@ def _check_cluster_phases(trace):
         elif e.access is not None and e.access.proxy == "cluster" and phases == 0:
             problems.append((e.op, e.op, "a store into a peer CTA's shared memory before a cluster barrier "
                                          f"has shown that every CTA of the cluster started: {_name(e.op)}"))
-            phases = 1                     # reported once
     if pending is not None:
         problems.append((pending.op, pending.op, f"cluster arrive never waited for: {_name(pending.op)}"))
     return problems

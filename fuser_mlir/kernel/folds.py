@@ -4,8 +4,9 @@ every reduction kernel shares.  Call inside an MLIR context and insertion point.
 `block_fold` leaves the total of a group of warps (by default the CTA) in each of its threads:
 each warp folds by xor shuffles, lane 0 of each warp stores its partial into an smem slot of
 threads/32 f32, lane w of every warp loads the partial of its group's warp w (the others the
-identity) and the warp folds them by shuffles again (5 steps, not one load per warp).  The barrier between the slot's stores and loads is not written here:
-fuser-insert-syncs derives it (a generic write -> generic read hazard between threads).
+identity) and the warp folds them by shuffles again (5 steps, not one load per warp).  The
+barrier between the slot's stores and loads is not written here: fuser-insert-syncs derives it
+(a generic write -> generic read hazard between threads).
 """
 from __future__ import annotations
 

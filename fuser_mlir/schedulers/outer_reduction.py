@@ -51,7 +51,7 @@ from dataclasses import asdict, dataclass, replace
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
 from . import SMS, FusionSig, TensorSig
-from .row_reduction import VECTOR_BYTES, _dims_match, reduction_problem
+from .row_reduction import VECTOR_BYTES, _dims_match, inputs_problem, reduction_problem, reductions_listed
 
 THREADS = 256
 UNROLL = 4
@@ -194,16 +194,12 @@ class _OuterReduction:
             return problem
         found = reduced_dims(sig)
         if found is None:
-            return ("every reduction must reduce the same leading dims of one shape, got "
-                    + ", ".join(f"{list(r.shape)} over {list(r.axes)}" for r in sig.reductions))
+            return f"every reduction must reduce the same leading dims of one shape, got {reductions_listed(sig)}"
         shape, k = found
-        for j, t in enumerate(sig.inputs):
-            kind = input_kind(t, shape, k)
-            if kind is None:
-                return (f"input {j} of shape {list(t.shape)} is neither the reduced shape {list(shape)}, the kept "
-                        f"dims {list(shape[k:])} nor a scalar")
-            if kind != "value" and (t.strides is not None or not t.aligned):
-                return f"input {j} must be contiguous and 16-byte aligned"
+        problem = inputs_problem(sig, lambda t: input_kind(t, shape, k),
+                                 f"the reduced shape {list(shape)}, the kept dims {list(shape[k:])} nor a scalar")
+        if problem:
+            return problem
         for j, t in enumerate(sig.outputs):
             if not _dims_match(_strip_ones(t.shape), _strip_ones(shape[k:])):
                 return (f"output {j} of shape {list(t.shape)} is not the kept dims {list(shape[k:])}: a reduction over "

@@ -175,6 +175,24 @@ def reduction_problem(sig: FusionSig) -> str | None:
     return None
 
 
+def reductions_listed(sig: FusionSig) -> str:
+    """The fusion's reductions, for messages: `[shape] over [axes]`, ..."""
+    return ", ".join(f"{list(r.shape)} over {list(r.axes)}" for r in sig.reductions)
+
+
+def inputs_problem(sig: FusionSig, kind_of, expected: str) -> str | None:
+    """Why an input is not a reduction scheduler's (None: every one is): `kind_of(t)` is None
+    (`expected` names the kinds taken), or a tensor read from memory that is not contiguous and
+    16-byte aligned."""
+    for j, t in enumerate(sig.inputs):
+        kind = kind_of(t)
+        if kind is None:
+            return f"input {j} of shape {list(t.shape)} is neither {expected}"
+        if kind != "value" and (t.strides is not None or not t.aligned):
+            return f"input {j} must be contiguous and 16-byte aligned"
+    return None
+
+
 class _RowReduction:
     name = "row_reduction"
 
@@ -184,15 +202,11 @@ class _RowReduction:
             return problem
         shape = row_shape(sig)
         if shape is None:
-            return ("every reduction must reduce the last axis of one shape, got "
-                    + ", ".join(f"{list(r.shape)} over {list(r.axes)}" for r in sig.reductions))
-        for j, t in enumerate(sig.inputs):
-            kind = input_kind(t, shape)
-            if kind is None:
-                return (f"input {j} of shape {list(t.shape)} is neither the rows' shape {list(shape)}, a row of "
-                        f"[{shape[-1]}] columns nor a scalar")
-            if kind != "value" and (t.strides is not None or not t.aligned):
-                return f"input {j} must be contiguous and 16-byte aligned"
+            return f"every reduction must reduce the last axis of one shape, got {reductions_listed(sig)}"
+        problem = inputs_problem(sig, lambda t: input_kind(t, shape),
+                                 f"the rows' shape {list(shape)}, a row of [{shape[-1]}] columns nor a scalar")
+        if problem:
+            return problem
         for j, t in enumerate(sig.outputs):
             if output_kind(t, shape) is None:
                 return f"output {j} of shape {list(t.shape)} is neither the rows' shape {list(shape)} nor one per row"
