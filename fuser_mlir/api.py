@@ -7,8 +7,9 @@
     out, = fd.execute([tx, ty])
 
 `execute` keeps one prepared launch per input signature (`signature_key`): a repeated call costs
-a dictionary lookup, the slots whose tensor moved, the output allocation and one driver launch.
-Anything new goes through `compile` and its checks first.
+a check of the signature (the most recent launch's SignatureGuard, else a dictionary lookup), the
+slots whose tensor moved, the output allocation and one driver launch.  Anything new goes through
+`compile` and its checks first.
 
 Schedulers.  Pointwise fusions run the strided scheduler ("pointwise_strided": direct
 vector/scalar global loads, any broadcast, stride or alignment), which measured faster than the
@@ -27,24 +28,14 @@ from __future__ import annotations
 
 from .compiler import CompiledFusion, compile_fusion, device_of
 from .frontend.definition import Fusion
-
-
-def signature_key(inputs) -> tuple:
-    """What selects a prepared launch, per input: shape, dtype, device, strides when not
-    contiguous (True when contiguous) and whether the data pointer is 16-byte aligned -- the
-    facts the schedulers' access modes depend on; for a Python number (a scalar input), its type
-    only: its value is a kernel parameter."""
-    try:
-        return tuple([(t.shape, t.dtype, t.get_device(), t.is_contiguous() or t.stride(), t.data_ptr() % 16 == 0)
-                      for t in inputs])
-    except AttributeError:
-        return tuple([type(t) if isinstance(t, (bool, int, float)) else signature_key([t])[0] for t in inputs])
+from .runtime.signature import SignatureGuard, signature_key  # noqa: F401 -- signature_key: part of the API
 
 
 class FusionDefinition(Fusion):
     def __init__(self):
         super().__init__()
         self._launchers = {}
+        self._recent = None       # the launcher of the last keyed call without options or schedule
 
     def compile(self, inputs, options=None, schedule: dict | None = None) -> CompiledFusion:
         """Compile for these inputs' signature: shapes, dtypes, strides and data-pointer alignment
@@ -55,6 +46,11 @@ class FusionDefinition(Fusion):
     def execute(self, inputs, options=None, out=None, schedule: dict | None = None):
         """Compile (cached) and run on torch CUDA tensors; returns the output tensors (written
         into `out` when given; contiguous).  `schedule` as for `compile`."""
+        recent = self._recent
+        if recent is not None and options is None and schedule is None:
+            addresses = recent.guard.addresses(inputs)
+            if addresses is not None:
+                return recent.run(addresses, out)
         try:
             key = signature_key(inputs)
             if schedule is not None:
@@ -64,7 +60,12 @@ class FusionDefinition(Fusion):
         launcher = self._launchers.get(key) if options is None else None
         if launcher is None:
             compiled = compile_fusion(self, inputs, options, schedule)
-            launcher = compiled.launcher(device_of(self, inputs, out))
+            launcher = compiled.launcher(device_of(self, inputs, out), SignatureGuard.of(inputs))
             if key is not None and options is None:
                 self._launchers[key] = launcher
+        if options is None and schedule is None:
+            if launcher is recent:     # the key matches what its guard turned down: grad mode or
+                launcher.guard = SignatureGuard.of(inputs)    # exact strides changed; guard those
+            if launcher.guard is not None:
+                self._recent = launcher
         return launcher(inputs, out)

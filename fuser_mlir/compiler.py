@@ -50,15 +50,16 @@ class CompiledFusion:
     def ptx(self) -> str:
         return self.artifact.ptx
 
-    def launcher(self, device: int):
-        """A Launcher for this signature on `device` (checked to be a Hopper GPU by the caller)."""
+    def launcher(self, device: int, guard=None):
+        """A Launcher for this signature on `device` (checked to be a Hopper GPU by the caller);
+        `guard`: the signature's SignatureGuard, for fd.execute's cached path."""
         from .runtime.launcher import Launcher
 
         fd = self.fusion
         return Launcher(self.artifact, device, self.launch,
                         [torch_dtype(t.dtype) for t in fd.inputs],
                         [(s, torch_dtype(t.dtype)) for s, t in zip(self.out_shapes, fd.outputs)],
-                        [repr(t) for t in fd.inputs], [f"output {t!r}" for t in fd.outputs])
+                        [repr(t) for t in fd.inputs], [f"output {t!r}" for t in fd.outputs], guard)
 
     def run(self, inputs, out=None):
         """Launch on torch CUDA tensors of the signature it was compiled for (checked every call;
@@ -176,8 +177,24 @@ def compile_fusion(fd: Fusion, inputs, options: TargetOptions | None = None,
     key = artifacts.cache_key(scheduler.name, canonical(fd), scheduler.encode(params), vars(target))
     art = artifacts.get_or_build(key, lambda: _build(fd, scheduler, params, target, key),
                                  f"{scheduler.name} fusion {canonical(fd)[:80]}...")
+    check_alignment(sig, art.meta["params"], scheduler.name)
     return CompiledFusion(fd, scheduler, params, art, sig, scheduler.launch(params, sig),
                           tuple(o.shape for o in sig.outputs))
+
+
+def check_alignment(sig: FusionSig, params: list[dict], scheduler: str) -> None:
+    """Launches write input addresses unchecked (runtime/launcher.py), so every input pointer a
+    kernel reads with wide accesses must be aligned by the signature: 16 bytes where it says so
+    (the signature key includes it), else the element size, which every torch tensor has."""
+    for p in params:
+        tensor = p.get("tensor", "")
+        if p["kind"] != "pointer" or not tensor.startswith("input"):
+            continue
+        t = sig.inputs[int(tensor[len("input"):])]
+        known = 16 if t.aligned else t.dtype.itemsize
+        if p["align"] > known:
+            raise FusionError(f"scheduler {scheduler} reads {tensor} with {p['align']}-byte accesses, but its "
+                              f"data pointer is only known to be {known}-byte aligned (a scheduler bug)")
 
 
 def _build(fd: Fusion, scheduler, params, target: TargetOptions, key: str) -> artifacts.Artifact:

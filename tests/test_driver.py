@@ -191,8 +191,8 @@ def test_hot_path_encodes_the_swizzle(monkeypatch, swizzle, code):
     monkeypatch.setattr(driver, "_libcuda", fake)
     width = max(swizzle, 16) // 2                 # a box row of exactly the swizzle span (bf16)
     slot = driver.TensorMapSlot("bf16", (64, 512), (64, width), "a", 2, swizzle)
-    slot.encode(0x10000)
-    slot.encode(0x10000)                          # same address: not re-encoded
+    slot.put(0x10000)
+    slot.put(0x10000)                          # same address: not re-encoded
     assert len(fake.calls) == 1
     address, dtype, rank, tensor, dims, strides, box, element_strides, interleave, swizzle_code, l2, oob = \
         fake.calls[0]

@@ -10,9 +10,9 @@ from fuser_mlir import DataType, FusionDefinition, FusionError
 from fuser_mlir.api import signature_key
 from fuser_mlir.backend.pipeline import SYNC_PASSES, PassPipeline
 from fuser_mlir.backend.ptxas import assemble
-from fuser_mlir.compiler import choose, input_signature
+from fuser_mlir.compiler import check_alignment, choose, input_signature
 from fuser_mlir.dialects import new_context
-from fuser_mlir.runtime.driver import PointerSlot
+from fuser_mlir.schedulers import FusionSig, TensorSig
 
 BF16, F32 = torch.bfloat16, torch.float32
 
@@ -238,17 +238,23 @@ def test_compiled_run_checks_the_signature():
         compiled.run([rand(64, 8).t(), rand(64)])
 
 
-def test_pointer_slot_checks_alignment():
-    class Tensor:
-        def __init__(self, address):
-            self.data_ptr = lambda: address
+def test_pointer_alignment_is_checked_against_the_signature():
+    """Launches write input addresses unchecked: a kernel may read an input with wider accesses
+    only where the signature guarantees the alignment."""
+    def sig(aligned):
+        t = TensorSig((64, 64), DataType.BFloat16, aligned=aligned)
+        return FusionSig(frozenset({"binary"}), (t,), (t,))
 
-    slot = PointerSlot("in0", 16)
-    slot.put(Tensor(0x1000))
-    assert slot.value.value == 0x1000
-    with pytest.raises(FusionError, match="not 16-byte aligned"):
-        slot.put(Tensor(0x1002))
-    PointerSlot("in0", 2).put(Tensor(0x1002))
+    def params(align):
+        return [{"kind": "pointer", "tensor": "input0", "dtype": "bf16", "align": align},
+                {"kind": "pointer", "tensor": "output0", "dtype": "bf16", "align": 16}]
+
+    check_alignment(sig(True), params(16), "s")
+    check_alignment(sig(False), params(2), "s")
+    with pytest.raises(FusionError, match="reads input0 with 16-byte accesses.*only known to be 2-byte aligned"):
+        check_alignment(sig(False), params(16), "s")
+    with pytest.raises(FusionError, match="only known to be 16-byte aligned"):
+        check_alignment(sig(True), params(32), "s")
 
 
 FUSION_IR = """

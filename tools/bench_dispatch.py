@@ -20,7 +20,6 @@ from timing import bench_arguments, host_us, save
 
 from fuser_mlir import DataType, FusionDefinition
 from fuser_mlir.api import signature_key
-from fuser_mlir.runtime.driver import TensorMapSlot
 
 SHAPE = (256, 1024)
 TMA = {"scheduler": "pointwise"}
@@ -95,20 +94,21 @@ def bench(json_path):
 
     # Breakdown of the hot path (the default scheduler's launcher): each piece alone.
     launcher = fd._launchers[signature_key((x, y))]
-    tma_slot = next(s for s in fd._launchers[(signature_key((x, y)), tuple(TMA.items()))].slots
-                    if isinstance(s, TensorMapSlot))
+    _, tma_slot = fd._launchers[(signature_key((x, y)), tuple(TMA.items()))].tensor_maps[0]
     stream = torch._C._cuda_getCurrentRawStream(launcher.device)
     addresses, flip = [x.data_ptr(), x2.data_ptr()], [0]
 
     def encode():
         flip[0] ^= 1
-        tma_slot.encode(addresses[flip[0]])
+        tma_slot.put(addresses[flip[0]])
 
     breakdown = {
         "signature key (2 inputs)": host_us(lambda: signature_key((x, y))),
-        "output allocation (the launcher's empty_like)": host_us(
-            lambda: torch.empty_like(launcher.out_templates[0], memory_format=torch.contiguous_format)),
-        "pointer slot put (one tensor)": host_us(lambda: launcher.in_slots[0].put(x)),
+        "signature guard: check and addresses (2 inputs)": host_us(lambda: launcher.guard.addresses((x, y))),
+        "output allocation (the launcher's empty_like)": host_us(lambda: launcher._empty_like(launcher.out_templates[0])),
+        "address writes (3 tensors, one assignment)": host_us(lambda: launcher.addresses.__setitem__(
+            slice(0, 3), [x.data_ptr(), y.data_ptr(), x2.data_ptr()])),
+        "launcher.run (addresses read)": host_us(lambda: launcher.run([x.data_ptr(), y.data_ptr()])),
         "tensormap re-encode (TMA scheduler, address changed)": host_us(encode),
         "cuLaunchKernelEx (prebuilt arguments)": host_us(lambda: launcher.launch(stream)),
         "current stream lookup": host_us(lambda: torch._C._cuda_getCurrentRawStream(0)),

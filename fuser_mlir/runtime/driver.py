@@ -5,8 +5,7 @@ raise the dynamic shared-memory limit above 48 KiB, size the persistent grid by 
 `encode_tensor_map` encodes a tensor map once (tests compare it with the hot path's bytes).
 Hot path (every launch), through ctypes straight into libcuda: `cuTensorMapEncodeTiled` and
 `cuLaunchKernelEx` (`PreparedLaunch`: its config struct and arguments built once per input
-signature); a tensor parameter is a slot (a tensor map re-encoded when its address changes, or a
-global pointer) written in place.
+signature); a tensor map parameter is a slot re-encoded in place when its address changes.
 Both tensor-map paths take one validated `TensorMapRecipe` (dims, strides, box, dtype, and the
 swizzle: none, 32, 64 or 128 bytes, CU_TENSOR_MAP_SWIZZLE_*), so they encode the same map.
 cuda-python's wrappers convert every argument on each call (a launch cost ~5 us of host time on
@@ -193,24 +192,6 @@ def load(artifact, device: int) -> LoadedKernel:
     return _loaded[(artifact.key, device)]
 
 
-class PointerSlot:
-    """One global-pointer parameter: 8 bytes rewritten with the tensor's address every call, after
-    checking the alignment the kernel's accesses were compiled for (vector loads and stores)."""
-
-    def __init__(self, name: str, align: int):
-        self.name = name
-        self.mask = align - 1
-        self.value = ctypes.c_uint64(0)
-        self.address = ctypes.addressof(self.value)
-
-    def put(self, tensor) -> None:
-        address = tensor.data_ptr()
-        if address & self.mask:
-            raise FusionError(f"{self.name}: data pointer {address:#x} is not {self.mask + 1}-byte aligned, "
-                              "which the kernel's vector accesses need")
-        self.value.value = address
-
-
 @dataclass(frozen=True)
 class TensorMapRecipe:
     """What cuTensorMapEncodeTiled takes besides the address, validated once per signature:
@@ -278,10 +259,7 @@ class TensorMapSlot:
         self.address = (ctypes.addressof(self._storage) + 63) // 64 * 64
         self.tensor_address = None
 
-    def put(self, tensor) -> None:
-        self.encode(tensor.data_ptr())
-
-    def encode(self, tensor_address: int) -> None:
+    def put(self, tensor_address: int) -> None:
         if tensor_address == self.tensor_address:
             return
         if tensor_address % 16:

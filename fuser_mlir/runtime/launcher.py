@@ -2,12 +2,18 @@
 
 Everything that depends only on the signature (shapes, strides, dtypes, alignment, device) is
 computed once: the grid, the scalar parameters (sizes, strides), the output shapes, the C array of
-parameter pointers, one slot per tensor parameter (a TMA descriptor or a global pointer, as the
-artifact's meta "params" list says; a scalar input's value slot) and the driver call with its
-arguments (driver.PreparedLaunch).  A call then allocates the outputs, puts each tensor's address
-into its slot (re-encoding a descriptor only when the address changed) and each scalar input's
-number into its own, and launches on torch's current stream (so it also records into a CUDA graph
-being captured).
+parameter pointers and the driver call with its arguments (driver.PreparedLaunch).  Tensor
+parameters (the artifact's meta "params" list says which) are global pointers, read straight from
+one array of addresses (one 8-byte cell per tensor), or TMA descriptors, re-encoded from their
+tensor's cell when the address changed; a scalar input's number has a value slot.  A call
+allocates the outputs, writes every address in one assignment, refreshes the descriptors and
+launches on torch's current stream (so it also records into a CUDA graph being captured).  `run`
+takes the inputs' addresses already read (signature.SignatureGuard reads them while checking the
+signature), `__call__` the inputs.
+
+Alignment is checked per signature, not per call: the compiler checks each pointer's alignment
+against the signature's (compiler.check_alignment), and the signature key includes it; `out=`
+tensors are checked here.
 
 Scratch buffers (launch "scratch": a split-K matmul's f32 workspace and per-tile semaphores) belong
 to the launch, one set per CUDA stream it runs on (two streams never share one): allocated zeroed
@@ -37,27 +43,37 @@ class ValueSlot:
 
 
 class Launcher:
-    def __init__(self, artifact, device: int, launch: dict, in_dtypes, out_specs, in_names, out_names):
+    def __init__(self, artifact, device: int, launch: dict, in_dtypes, out_specs, in_names, out_names, guard=None):
         """`launch`: the scheduler's recipe for this signature ({"tiles", "scalars"} and, for
         tensor maps, "views": the shape each tensor map sees, by tensor); `out_specs`: (shape,
-        torch dtype) per output."""
+        torch dtype) per output; `guard`: the signature's SignatureGuard, if it has one (taken
+        only where every input is a tensor parameter)."""
         import torch
 
         self.device = device
         self.torch_device = torch.device("cuda", device)
         self.out_specs = [(tuple(shape), dtype) for shape, dtype in out_specs]
         # Outputs are allocated like an expanded one-element template: torch.empty_like skips the
-        # argument parsing of torch.empty (measured on the H100 host: 1.9 us against 3.5 us).
+        # argument parsing of torch.empty (measured on the H100 host: 2.1 us against 4.2 us).  An
+        # expanded tensor is not dense, so empty_like lays its copy out contiguously without a
+        # memory_format argument (whose parsing costs more); checked here once per output.
         self.out_templates = [torch.empty((), dtype=dtype, device=self.torch_device).expand(shape)
                               for shape, dtype in self.out_specs]
         self.out_names = out_names
         # torch's entry points, bound once: the hot path does no module attribute lookups.
-        self._empty_like, self._contiguous = torch.empty_like, torch.contiguous_format
+        self._empty_like = torch.empty_like
+        if not all(torch.empty_like(t).is_contiguous() for t in self.out_templates):
+            self._empty_like = lambda t: torch.empty_like(t, memory_format=torch.contiguous_format)
         self._current_device, self._current_stream = torch._C._cuda_getDevice, torch._C._cuda_getCurrentRawStream
         self.tiles = launch["tiles"]
         meta = artifact.meta
         self.block = meta["block"]
         self.smem = meta["dynamic_smem"]
+        n_in = len(in_names)
+        self.value_slots = []              # (input index, ValueSlot): the scalar inputs
+        self.in_is_value = [False] * n_in
+        self.out_align = [1] * len(out_names)     # bytes, as the kernel's stores of each output need
+        self.guard = guard
         if self.tiles == 0:           # an empty output: nothing to launch
             return
         kernel = driver.load(artifact, device)
@@ -66,22 +82,30 @@ class Launcher:
         self.grid = max(1, min(self.tiles, kernel.resident_ctas)) if meta["grid"] == "persistent" else self.tiles
         names = list(in_names) + list(out_names)
         itemsizes = [torch.empty((), dtype=d).element_size() for d in list(in_dtypes) + [d for _, d in self.out_specs]]
-        tensor_index = {f"input{j}": j for j in range(len(in_names))} | \
-                       {f"output{j}": len(in_names) + j for j in range(len(out_names))}
-        self.slots = [None] * len(names)
+        tensor_index = {f"input{j}": j for j in range(n_in)} | \
+                       {f"output{j}": n_in + j for j in range(len(out_names))}
+        scratch_pointers = [p["scratch"] for p in meta["params"] if "scratch" in p and p["kind"] == "pointer"]
+        # One cell per tensor, then per scratch pointer: a pointer parameter points at its cell.
+        self.n_tensors = len(names)
+        self.addresses = (ctypes.c_uint64 * (self.n_tensors + len(scratch_pointers)))()
+        cell = ctypes.addressof(self.addresses)
+        self.tensor_maps = []              # (tensor index, TensorMapSlot)
         self.scalars = []
         self.scratch_specs = launch.get("scratch", {})
-        self.scratch_slots = []            # (scratch buffer name, slot)
+        self.scratch_cells = {name: self.n_tensors + i for i, name in enumerate(scratch_pointers)}
+        self.scratch_maps = []             # (scratch buffer name, TensorMapSlot)
         self.scratch_by_stream = {}
         self.scratch_stream = None
         pointers = []
         for p in meta["params"]:
             if "scratch" in p:
                 name = p["scratch"]
-                slot = driver.TensorMapSlot(p["dtype"], launch["views"][name], p["box"], name, 4, p["swizzle"]) \
-                    if p["kind"] == "tensormap" else driver.PointerSlot(name, p["align"])
-                self.scratch_slots.append((name, slot))
-                pointers.append(slot.address)
+                if p["kind"] == "tensormap":
+                    slot = driver.TensorMapSlot(p["dtype"], launch["views"][name], p["box"], name, 4, p["swizzle"])
+                    self.scratch_maps.append((name, slot))
+                    pointers.append(slot.address)
+                else:
+                    pointers.append(cell + 8 * self.scratch_cells[name])
                 continue
             if p["kind"] == "scalar":
                 value = launch["scalars"][p["value"]]
@@ -93,32 +117,44 @@ class Launcher:
             j = tensor_index[p["tensor"]]
             if p["kind"] == "value":
                 slot = ValueSlot(p["dtype"])
+                self.value_slots.append((j, slot))
+                self.in_is_value[j] = True
+                pointers.append(slot.address)
             elif p["kind"] == "tensormap":
                 slot = driver.TensorMapSlot(p["dtype"], launch["views"][p["tensor"]], p["box"], names[j], itemsizes[j],
                                             p.get("swizzle", 0))
+                self.tensor_maps.append((j, slot))
+                pointers.append(slot.address)
             else:
-                slot = driver.PointerSlot(names[j], p["align"])
-            self.slots[j] = slot
-            pointers.append(slot.address)
+                pointers.append(cell + 8 * j)
+            if j >= n_in:
+                self.out_align[j - n_in] = 16 if p["kind"] == "tensormap" else p["align"]
         self.params = (ctypes.c_void_p * len(pointers))(*pointers)
-        self.in_slots, self.out_slots = self.slots[:len(in_names)], self.slots[len(in_names):]
         self.launch = driver.PreparedLaunch(self.function, self.grid, self.block, self.smem,
                                             ctypes.addressof(self.params))
+        if self.value_slots:               # a scalar's number is no tensor: the guard cannot see it
+            self.guard = None
 
     def __call__(self, inputs, out=None):
+        for j, slot in self.value_slots:
+            slot.put(inputs[j])
+        return self.run([0 if value else v.data_ptr() for value, v in zip(self.in_is_value, inputs)], out)
+
+    def run(self, addresses, out=None):
+        """Launch with each input tensor's address in `addresses` (0 for a scalar input, whose
+        number is in its value slot)."""
         if out is None:
-            outputs = [self._empty_like(t, memory_format=self._contiguous) for t in self.out_templates]
+            outputs = [self._empty_like(t) for t in self.out_templates]
         else:
             self._check_out(out)
             outputs = list(out)
         if self.tiles == 0:
             return outputs
-        for slot, t in zip(self.in_slots, inputs):
-            slot.put(t)
-        for slot, t in zip(self.out_slots, outputs):
-            slot.put(t)
+        self.addresses[:self.n_tensors] = addresses + [t.data_ptr() for t in outputs]
+        for j, slot in self.tensor_maps:
+            slot.put(self.addresses[j])
         stream = self._current_stream(self.device)
-        if self.scratch_slots and stream != self.scratch_stream:
+        if self.scratch_specs and stream != self.scratch_stream:
             self._bind_scratch(stream)
         if self._current_device() == self.device:
             self.launch(stream)
@@ -138,8 +174,10 @@ class Launcher:
             buffers = {name: torch.zeros(shape, dtype=dtypes[dtype], device=self.torch_device)
                        for name, (dtype, shape) in self.scratch_specs.items()}
             self.scratch_by_stream[stream] = buffers
-        for name, slot in self.scratch_slots:
-            slot.put(buffers[name])
+        for name, index in self.scratch_cells.items():
+            self.addresses[index] = buffers[name].data_ptr()
+        for name, slot in self.scratch_maps:
+            slot.put(buffers[name].data_ptr())
         self.scratch_stream = stream
 
     def _check_out(self, out):
@@ -151,3 +189,7 @@ class Launcher:
                 raise FusionError(f"{name} must be a contiguous {list(shape)} {dtype} tensor on cuda:{self.device}, "
                                   f"got {list(o.shape)} {o.dtype} on {o.device}"
                                   f"{'' if o.is_contiguous() else ' (not contiguous)'}")
+        for o, align, name in zip(out, self.out_align, self.out_names):
+            if o.data_ptr() % align:
+                raise FusionError(f"{name}: data pointer {o.data_ptr():#x} is not {align}-byte aligned, "
+                                  "which the kernel's stores need")

@@ -35,7 +35,7 @@ art = Artifact("deadlock-guard-test", ptx, None, {"entry": "wrong_expect_tx", "d
 src = torch.zeros(32, 64, dtype=torch.bfloat16, device="cuda")
 kernel = driver.load(art, 0)
 slot = driver.TensorMapSlot("bf16", (32, 64), (32, 64), "src", 2)
-slot.encode(src.data_ptr())
+slot.put(src.data_ptr())
 params = (ctypes.c_void_p * 1)(slot.address)
 start = time.monotonic()
 driver.checked(driver.libcuda().launch_kernel(kernel.function, 1, 1, 1, 128, 1, 1, 5120, None,

@@ -57,7 +57,7 @@ def test_colsum_dot_matches_torch(mode, rows, n, tiles, grid):
     out = torch.full((cols,), float("nan"), device="cuda")
     slots = [driver.TensorMapSlot("f32", (rows, cols), (32, 128), name, 4) for name in ("a", "b")]
     for slot, t in zip(slots, (a, b)):
-        slot.encode(t.data_ptr())
+        slot.put(t.data_ptr())
     scalars = [ctypes.c_int64(n), ctypes.c_int64(tiles), ctypes.c_void_p(out.data_ptr())]
     # kernelParams: the tensor maps are 128-byte byval parameters (the slot's bytes themselves)
     params = (ctypes.c_void_p * 5)(slots[0].address, slots[1].address, *[ctypes.addressof(x) for x in scalars])

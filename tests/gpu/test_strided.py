@@ -211,15 +211,18 @@ def test_zero_size_returns_empty_outputs_without_launching(name):
 
 def test_one_definition_follows_each_access_mode():
     """One fusion called with aligned, misaligned and transposed inputs of one shape, in turn and
-    again: every result is right and each signature has its own prepared launch."""
+    again, with and without inference mode: every result is right and each signature has its own
+    prepared launch (the cached path's guard turns down every other signature and grad mode)."""
     fd = mul(DataType.BFloat16)
     for _ in range(2):
         for views in MODES.values():
-            x, y = make_inputs(fd, views, "cuda")
-            out, = fd.execute([x, y])
-            torch.cuda.synchronize()
-            assert torch.equal(out, (x.double() * y.double()).to(torch.bfloat16))
-    assert len(fd._launchers) == 3
+            for inference in (False, True):
+                x, y = make_inputs(fd, views, "cuda")
+                with torch.inference_mode(inference):
+                    out, = fd.execute([x, y])
+                torch.cuda.synchronize()
+                assert torch.equal(out, (x.double() * y.double()).to(torch.bfloat16)), (views, inference)
+    assert len(fd._launchers) == 3 and fd._recent is not None
 
 
 def test_out_must_be_contiguous_and_aligned_for_vector_stores():

@@ -69,7 +69,7 @@ def run_kernel(entry: str, trips) -> list[str]:
         slots = [driver.TensorMapSlot(dtype, (64, k), (64, BOX_K), "A", 2, SWIZZLE),
                  driver.TensorMapSlot(dtype, (n, k), (n, BOX_K), "B", 2, SWIZZLE)]
         for slot, t in zip(slots, (a, b)):
-            slot.encode(t.data_ptr())
+            slot.put(t.data_ptr())
         scalars = [ctypes.c_void_p(c.data_ptr()), ctypes.c_int32(ktiles)]
         # kernelParams: the tensor maps are 128-byte byval parameters (the slots' bytes themselves)
         params = (ctypes.c_void_p * 4)(slots[0].address, slots[1].address, *[ctypes.addressof(s) for s in scalars])
@@ -119,10 +119,10 @@ def test_hot_and_cold_tensor_maps_agree(swizzle):
     t = torch.empty(128, 256, dtype=torch.bfloat16, device="cuda")
     width = max(swizzle, 32) // 2
     slot = driver.TensorMapSlot("bf16", (128, 256), (64, width), "t", 2, swizzle)
-    slot.encode(t.data_ptr())
+    slot.put(t.data_ptr())
     assert slot.bytes() == driver.encode_tensor_map(slot.recipe, t.data_ptr())
     other = driver.TensorMapSlot("bf16", (128, 256), (64, width), "t", 2, 0 if swizzle else 32)
-    other.encode(t.data_ptr())
+    other.put(t.data_ptr())
     assert other.bytes() != slot.bytes()
 
 

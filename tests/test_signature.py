@@ -1,0 +1,67 @@
+"""The cached path's signature checks (runtime/signature.py): the guard accepts new tensors of its
+signature and never a call whose signature key differs."""
+import itertools
+
+import pytest
+import torch
+
+from fuser_mlir.runtime.signature import SignatureGuard, signature_key
+
+
+def _misaligned(shape, dtype=torch.bfloat16):
+    """A dense tensor of `shape` whose data pointer is 2 bytes past a 16-byte boundary."""
+    n = torch.Size(shape).numel()
+    return torch.randn(n + 8).to(dtype)[1:n + 1].view(shape)
+
+
+def _variants():
+    rand = lambda *s, dtype=torch.bfloat16: torch.randn(*s).to(dtype)  # noqa: E731
+    return {
+        "dense": rand(64, 32),
+        "dense, other data": rand(64, 32),
+        "f32": rand(64, 32, dtype=torch.float32),
+        "other rows": rand(63, 32),
+        "transposed": rand(32, 64).t(),
+        "sliced columns": rand(64, 40)[:, :32],
+        "misaligned": _misaligned((64, 32)),
+        "expanded row": rand(32).expand(64, 32),
+        "size-1 dim, odd stride": rand(64, 1, 32).as_strided((64, 1, 32), (32, 7, 1)),
+        "size-1 dim": rand(64, 1, 32),
+        "0-d": rand(()),
+        "requires grad": rand(64, 32).requires_grad_(),
+    }
+
+
+def test_guard_accepts_new_tensors_of_its_signature_and_reads_their_addresses():
+    x, y = torch.randn(64, 32), torch.randn(32)
+    guard = SignatureGuard.of([x, y])
+    new = [torch.randn(64, 32), torch.randn(32)]
+    assert guard.addresses(new) == [t.data_ptr() for t in new]
+
+
+@pytest.mark.parametrize("base, other", list(itertools.product(_variants(), repeat=2)))
+def test_guard_never_accepts_another_signature(base, other):
+    variants = _variants()
+    guard = SignatureGuard.of([variants[base], torch.randn(8)])
+    accepted = guard.addresses([variants[other], torch.randn(8)]) is not None
+    same_key = signature_key([variants[base]]) == signature_key([variants[other]])
+    assert not accepted or same_key, f"the guard of {base!r} took {other!r}, whose signature differs"
+    if base == other or {base, other} == {"dense", "dense, other data"}:
+        assert accepted, f"the guard of {base!r} turned down a tensor of its own signature"
+
+
+def test_guard_turns_down_another_number_of_inputs_and_python_numbers():
+    x = torch.randn(4, 8)
+    guard = SignatureGuard.of([x, x])
+    assert guard.addresses([x]) is None
+    assert guard.addresses([x, x, x]) is None
+    assert guard.addresses([x, 0.5]) is None
+    assert SignatureGuard.of([x, 0.5]) is None, "a Python number's value is a parameter: no tensor guard"
+
+
+def test_guard_follows_grad_mode():
+    x = torch.randn(4, 8)
+    guard = SignatureGuard.of([x])
+    with torch.inference_mode():
+        assert guard.addresses([torch.randn(4, 8)]) is None
+        assert SignatureGuard.of([torch.randn(4, 8)]).addresses([torch.randn(4, 8)]) is not None
