@@ -1,5 +1,6 @@
-"""The cached path's signature checks (runtime/signature.py): the guard accepts new tensors of its
-signature and never a call whose signature key differs."""
+"""The cached path of fd.execute without a GPU: the signature checks (runtime/signature.py) -- the
+guard accepts new tensors of its signature and never a call whose signature key differs -- and
+the outputs' allocation (runtime/launcher.allocator)."""
 import itertools
 
 import pytest
@@ -65,3 +66,14 @@ def test_guard_follows_grad_mode():
     with torch.inference_mode():
         assert guard.addresses([torch.randn(4, 8)]) is None
         assert SignatureGuard.of([torch.randn(4, 8)]).addresses([torch.randn(4, 8)]) is not None
+
+
+@pytest.mark.parametrize("shapes", [[(256, 1024)], [(1, 1)], [(1,)], [()], [(0, 3)], [(5, 1, 3)], [(7, 3), (1, 1)]])
+def test_outputs_are_allocated_with_contiguous_strides(shapes):
+    """The launcher's allocation (runtime/launcher.allocator) gives the strides torch.empty does,
+    size-1 shapes included (an expanded template of those is dense, with stride 0)."""
+    from fuser_mlir.runtime.launcher import allocator
+
+    templates = [torch.empty(()).expand(shape) for shape in shapes]
+    alloc = allocator(templates)
+    assert [alloc(t).stride() for t in templates] == [torch.empty(shape).stride() for shape in shapes]
