@@ -8,8 +8,8 @@
 
 `execute` keeps one prepared launch per input signature (`signature_key`): a repeated call costs
 a check of the signature (the most recent launch's SignatureGuard, else a dictionary lookup), the
-slots whose tensor moved, the output allocation and one driver launch.  Anything new goes through
-`compile` and its checks first.
+output allocation, the address writes (re-encoding only descriptors whose tensor moved) and one
+driver launch.  Anything new goes through `compile` and its checks first.
 
 Schedulers.  Pointwise fusions run the strided scheduler ("pointwise_strided": direct
 vector/scalar global loads, any broadcast, stride or alignment), which measured faster than the
