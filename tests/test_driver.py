@@ -202,16 +202,18 @@ def test_hot_path_encodes_the_swizzle(monkeypatch, swizzle, code):
 
 
 class _RecordingLaunch:
-    """Stands in for libcuda's cuLaunchKernelEx: copies the CUlaunchConfig it is given."""
+    """Stands in for libcuda's cuLaunchKernelEx: copies the CUlaunchConfig it is given and returns
+    the next of `codes` (0 once they run out)."""
 
-    def __init__(self):
+    def __init__(self, codes=()):
         self.configs = []
+        self.codes = list(codes)
 
     def __call__(self, config, function, params, extra):
         from fuser_mlir.runtime.driver import _LaunchConfig
 
         self.configs.append((bytes(_LaunchConfig.from_address(config.value)), function.value, params.value, extra))
-        return 0
+        return self.codes.pop(0) if self.codes else 0
 
 
 def test_prepared_launch_passes_cudas_launch_config(monkeypatch):
@@ -229,11 +231,30 @@ def test_prepared_launch_passes_cudas_launch_config(monkeypatch):
 
     fake = _RecordingLaunch()
     monkeypatch.setattr(driver, "_libcuda", SimpleNamespace(launch_kernel_ex=fake))
-    launch = driver.PreparedLaunch(0xF00, 7, (384, 1, 1), 1000, 0xBA0)
+    launch = driver.PreparedLaunch(0xF00, 7, (384, 1, 1), 1000, 0xBA0, 0)
     for stream in (0, 0x1234560, 0x1234560, 0):
         launch(stream)
     assert [c[1:] for c in fake.configs] == [(0xF00, 0xBA0, None)] * 4
     assert [c[0] for c in fake.configs] == [expected(s) for s in (0, 0x1234560, 0x1234560, 0)]
+
+
+def test_a_thread_without_a_context_gets_the_devices_primary_one(monkeypatch):
+    """The driver's current context is per thread: a thread that has not used CUDA yet launches
+    into CUDA_ERROR_INVALID_CONTEXT.  The launch then makes the device's primary context current
+    and launches again (GPU: tests/gpu/test_dispatch.py's threads); other errors are raised."""
+    from fuser_mlir.runtime import driver
+
+    made_current = []
+    monkeypatch.setattr(driver, "make_primary_context_current", made_current.append)
+    fake = _RecordingLaunch(codes=[201])
+    monkeypatch.setattr(driver, "_libcuda", SimpleNamespace(launch_kernel_ex=fake))
+    driver.PreparedLaunch(0xF00, 7, (384, 1, 1), 0, 0xBA0, 3)(0)
+    assert made_current == [3] and len(fake.configs) == 2
+    fake = _RecordingLaunch(codes=[201, 201])
+    monkeypatch.setattr(driver, "_libcuda", SimpleNamespace(launch_kernel_ex=fake))
+    monkeypatch.setattr(driver, "_error_text", lambda code: f"code {code}")      # no libcuda here
+    with pytest.raises(driver.RuntimeFailure, match="cuLaunchKernelEx failed: code 201"):
+        driver.PreparedLaunch(0xF00, 7, (384, 1, 1), 0, 0xBA0, 3)(0)
 
 
 def test_tensor_map_swizzle_is_validated():

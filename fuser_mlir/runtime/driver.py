@@ -98,14 +98,32 @@ class _LaunchConfig(ctypes.Structure):
                 ("stream", ctypes.c_void_p), ("attrs", ctypes.c_void_p), ("num_attrs", ctypes.c_uint)]
 
 
-class PreparedLaunch:
-    """cuLaunchKernelEx of one kernel with one parameter array (`params_address`: the C array of
-    pointers to the parameters' values, which callers rewrite in place): the config struct and
-    the call's arguments are built once; a call sets only the stream, when it changed."""
+_INVALID_CONTEXT = 201         # CUDA_ERROR_INVALID_CONTEXT: no context is current in this thread
+_primary_contexts: dict[int, object] = {}
 
-    def __init__(self, function: int, grid: int, block, smem: int, params_address: int):
+
+def make_primary_context_current(device: int) -> None:
+    """Make `device`'s primary context (torch's) current in the calling thread.  The driver keeps
+    the current context per thread: a thread that has not used CUDA through torch yet has none."""
+    cu = _cu()
+    context = _primary_contexts.get(device)
+    if context is None:
+        context = _primary_contexts[device] = check(cu.cuDevicePrimaryCtxRetain(cu.CUdevice(device)),
+                                                    "cuDevicePrimaryCtxRetain")
+    check(cu.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+
+
+class PreparedLaunch:
+    """cuLaunchKernelEx of one kernel on `device` with one parameter array (`params_address`: the
+    C array of pointers to the parameters' values, which callers rewrite in place): the config
+    struct and the call's arguments are built once; a call sets only the stream, when it changed.
+    A thread with no current context gets the device's primary context, then the launch again
+    (the failed launch enqueued nothing), so the hot path pays no context check."""
+
+    def __init__(self, function: int, grid: int, block, smem: int, params_address: int, device: int):
         self.config = _LaunchConfig((grid, 1, 1), tuple(block), smem, None, None, 0)
         self.stream = None
+        self.device = device
         self.args = (ctypes.c_void_p(ctypes.addressof(self.config)), ctypes.c_void_p(function),
                      ctypes.c_void_p(params_address), None)
         self.launch_kernel_ex = libcuda().launch_kernel_ex
@@ -115,6 +133,9 @@ class PreparedLaunch:
             self.config.stream = stream
             self.stream = stream
         code = self.launch_kernel_ex(*self.args)
+        if code == _INVALID_CONTEXT:
+            make_primary_context_current(self.device)
+            code = self.launch_kernel_ex(*self.args)
         if code:
             checked(code, "cuLaunchKernelEx")
 

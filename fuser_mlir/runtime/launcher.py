@@ -7,7 +7,8 @@ parameters (the artifact's meta "params" list says which) are global pointers, r
 one array of addresses (one 8-byte cell per tensor), or TMA descriptors, re-encoded from their
 tensor's cell when the address changed; a scalar input's number has a value slot.  A call
 allocates the outputs, writes every address in one assignment, refreshes the descriptors and
-launches on torch's current stream (so it also records into a CUDA graph being captured).  `run`
+launches on torch's current stream (so it also records into a CUDA graph being captured), one
+thread at a time (the buffers are shared by every call of the signature).  `run`
 takes the inputs' addresses already read (signature.SignatureGuard reads them while checking the
 signature), `__call__` the inputs.
 
@@ -22,6 +23,7 @@ at the first call on a stream and reused, since the kernel leaves them as it fou
 from __future__ import annotations
 
 import ctypes
+import threading
 
 from ..diagnostics import FusionError
 from . import driver
@@ -83,6 +85,7 @@ class Launcher:
         self.in_is_value = [False] * n_in
         self.out_align = [1] * len(out_names)     # bytes, as the kernel's stores of each output need
         self.guard = guard
+        self.lock = threading.Lock()
         if self.tiles == 0:           # an empty output: nothing to launch
             return
         kernel = driver.load(artifact, device)
@@ -140,18 +143,17 @@ class Launcher:
                 self.out_align[j - n_in] = 16 if p["kind"] == "tensormap" else p["align"]
         self.params = (ctypes.c_void_p * len(pointers))(*pointers)
         self.launch = driver.PreparedLaunch(self.function, self.grid, self.block, self.smem,
-                                            ctypes.addressof(self.params))
+                                            ctypes.addressof(self.params), device)
         if self.value_slots:               # a scalar's number is no tensor: the guard cannot see it
             self.guard = None
 
     def __call__(self, inputs, out=None):
-        for j, slot in self.value_slots:
-            slot.put(inputs[j])
-        return self.run([0 if value else v.data_ptr() for value, v in zip(self.in_is_value, inputs)], out)
+        return self.run([0 if value else v.data_ptr() for value, v in zip(self.in_is_value, inputs)], out,
+                        inputs if self.value_slots else None)
 
-    def run(self, addresses, out=None):
+    def run(self, addresses, out=None, numbers=None):
         """Launch with each input tensor's address in `addresses` (0 for a scalar input, whose
-        number is in its value slot)."""
+        number is numbers[j])."""
         if out is None:
             outputs = [self._empty_like(t) for t in self.out_templates]
         else:
@@ -159,19 +161,26 @@ class Launcher:
             outputs = list(out)
         if self.tiles == 0:
             return outputs
-        self.addresses[:self.n_tensors] = addresses + [t.data_ptr() for t in outputs]
-        for j, slot in self.tensor_maps:
-            slot.put(self.addresses[j])
-        stream = self._current_stream(self.device)
-        if self.scratch_specs and stream != self.scratch_stream:
-            self._bind_scratch(stream)
-        if self._current_device() == self.device:
-            self.launch(stream)
-        else:                  # the kernel was loaded into this device's context: make it current
-            import torch
-
-            with torch.cuda.device(self.device):
+        # The parameter buffers are the launch's, shared by every thread calling it: one call at a
+        # time fills them and launches (the driver copies them when it enqueues the kernel).
+        # Without the lock, a thread switch between another call's writes and its launch, or
+        # during its driver call (ctypes releases the GIL), launches with the other call's tensors.
+        with self.lock:
+            for j, slot in self.value_slots:
+                slot.put(numbers[j])
+            self.addresses[:self.n_tensors] = addresses + [t.data_ptr() for t in outputs]
+            for j, slot in self.tensor_maps:
+                slot.put(self.addresses[j])
+            stream = self._current_stream(self.device)
+            if self.scratch_specs and stream != self.scratch_stream:
+                self._bind_scratch(stream)
+            if self._current_device() == self.device:
                 self.launch(stream)
+            else:                  # the kernel was loaded into this device's context: make it current
+                import torch
+
+                with torch.cuda.device(self.device):
+                    self.launch(stream)
         return outputs
 
     def _bind_scratch(self, stream):
