@@ -11,6 +11,7 @@ these signatures on meta tensors.  Run offline with artifacts built here (README
 """
 import os
 import sys
+import threading
 
 import pytest
 import torch
@@ -178,3 +179,44 @@ def test_split_k_deterministic_is_bitwise_reproducible(name):
             assert torch.equal(o.view(torch.int16) if o.element_size() == 2 else o.view(torch.int32),
                                first.view(torch.int16) if o.element_size() == 2 else first.view(torch.int32)), \
                 f"{name}: launch {k} differs bitwise from launch 0"
+
+
+def test_split_k_from_threads_on_their_own_streams():
+    """Threads on their own CUDA streams share one split-K launch: each stream gets its own
+    workspace and semaphores (the launch's scratch, bound per stream under its lock), so the
+    threads' concurrent kernels neither add into each other's partials nor release each other's
+    tiles.  A tiny GIL switch interval makes thread switches inside a call frequent: without the
+    launcher's lock, about half of thread 0's elements were wrong in each of three runs (H100)."""
+    name = "splitk-atomic-s3-bias-gelu"
+    _, build, make, schedule = BY_NAME[name]
+    fd = build()
+    inputs = [make("cuda") for _ in range(4)]                 # each thread its own operands
+    refs = [reference(fd, x) for x in inputs]
+    fd.execute(inputs[0], schedule=schedule)                  # compile and load before the threads
+    torch.cuda.synchronize()
+    results, failures = [None] * len(inputs), []
+
+    def run(i):
+        try:
+            stream = torch.cuda.Stream()
+            with torch.cuda.stream(stream):
+                outs = [fd.execute(inputs[i], schedule=schedule) for _ in range(50)]
+            stream.synchronize()
+            results[i] = outs
+        except Exception as e:     # a thread's exception does not reach pytest by itself
+            failures.append(repr(e))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        workers = [threading.Thread(target=run, args=(i,)) for i in range(len(inputs))]
+        for t in workers:
+            t.start()
+        for t in workers:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not failures, failures[0]
+    for i, outs in enumerate(results):
+        for out in outs:
+            check(f"{name} (thread {i})", fd, out, refs[i])
