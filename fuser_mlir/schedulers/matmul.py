@@ -26,7 +26,8 @@ aligned; read in place, never expanded on the host):
 
 Heuristic (`choose_schedule`): for each block_n in BLOCK_NS, as many stages as fit beside the
 output tiles (up to 6); the estimated time is waves of tiles over the SMs (SMS, the H100 SXM's
-132) x block_n x the per-column cost of that width (TILE_COST; 2 stages cost TWO_STAGE_COST);
+132) x block_n x the per-column cost of that width (TILE_COST, ONE_GROUP_TILE_COST unsplit where one
+raster group holds every tile row; 2 stages cost TWO_STAGE_COST);
 the cheapest wins, ties to the wider tile.  Wave quantization decides skinny problems: N = 2112
 in 192-wide tiles is 11 columns of tiles, not 8.25.  When the tiles leave at least half the SMs
 idle (at most SMS / 2), split-K counts 1..min(32, K tiles) are weighed too (measured on the H100:
@@ -61,6 +62,11 @@ BLOCK_NS = (256, 192, 128)
 # 4096 x 8192 x 28672): 192-wide tiles 1.08-1.10x, 128-wide 1.32-1.50x
 # (tools/results/bench_matmul_h100.json).
 TILE_COST = {256: 1.0, 192: 1.09, 128: 1.35}
+# Unsplit, when one raster group holds every tile row (M <= BLOCK_M x group_m), 128-wide tiles cost
+# less per column: at M = 1024, 1.00-1.14 over four shapes (1024 x {10240, 28672} x 8192,
+# 1024 x 8192 x 28672, 1024 x 2112 x 7168; bench_matmul --variants and two probes), where
+# 1024 x 10240 x 8192 ran 252 us in 128-wide tiles against 289-312 in 256-wide (3 runs agree).
+ONE_GROUP_TILE_COST = {**TILE_COST, 128: 1.1}
 TWO_STAGE_COST = 1.3
 # Split-K (a tile's K tiles shared by split_k work units, the partials added through an f32 workspace):
 # a unit costs its share of K tiles plus UNIT_KTILES (pipeline fill, epilogue) and, when split, SPLIT_KTILES
@@ -267,7 +273,9 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
             # A large problem when sizes are unknown: waves x block_n is the same for every width.
             waves = math.ceil(tiles * split_k / SMS) if tiles else 1 / block_n
             per_unit = math.ceil(ktiles / split_k) + UNIT_KTILES + (SPLIT_KTILES if split_k > 1 else 0)
-            cost = waves * block_n * per_unit * TILE_COST.get(block_n, 1.0) * (1.0 if stages >= 3 else TWO_STAGE_COST)
+            one_group = split_k == 1 and tiles is not None and math.ceil(m / BLOCK_M) <= fixed.get("group_m", 8)
+            tile_cost = (ONE_GROUP_TILE_COST if one_group else TILE_COST).get(block_n, 1.0)
+            cost = waves * block_n * per_unit * tile_cost * (1.0 if stages >= 3 else TWO_STAGE_COST)
             candidates.append(((-cost, block_n, -split_k, stages),
                                MatmulSchedule(**base, block_n=block_n, stages=stages, group_m=fixed.get("group_m", 8),
                                               split_k=split_k, split_k_mode=mode)))
