@@ -5,13 +5,13 @@ Uses the GPU suite's cases (tests/gpu/cases.py), whose kernels build_artifacts.p
 """
 import os
 import sys
-import threading
 
 import pytest
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
 from cases import CASES  # noqa: E402
+from threads import run_in_threads  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA Hopper GPU")
 
@@ -94,26 +94,14 @@ def test_threads_sharing_one_launch_each_get_their_own_results():
     torch.cuda.synchronize()
     threads, calls = 8, 2000
     pairs = [[_inputs(shape) for _ in range(4)] for _ in range(threads)]       # each thread's own inputs
-    wrong, failures = [], []
+    wrong = []
 
     def run(mine):
-        try:
-            outs = [fd.execute(mine[k % 4])[0] for k in range(calls)]
-            torch.cuda.synchronize()
-            expected = [_expected(x, y) for x, y in mine]
-            wrong.extend(k for k, out in enumerate(outs) if not torch.equal(out, expected[k % 4]))
-        except Exception as e:     # a thread's exception does not reach pytest by itself
-            failures.append(repr(e))
+        outs = [fd.execute(mine[k % 4])[0] for k in range(calls)]
+        torch.cuda.synchronize()
+        expected = [_expected(x, y) for x, y in mine]
+        wrong.extend(k for k, out in enumerate(outs) if not torch.equal(out, expected[k % 4]))
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        workers = [threading.Thread(target=run, args=(mine,)) for mine in pairs]
-        for t in workers:
-            t.start()
-        for t in workers:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
+    failures = run_in_threads(run, pairs)
     assert not failures, failures[0]
     assert not wrong, f"{len(wrong)} of {threads * calls} calls returned another call's result"

@@ -11,13 +11,13 @@ these signatures on meta tensors.  Run offline with artifacts built here (README
 """
 import os
 import sys
-import threading
 
 import pytest
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_pointwise import reference  # noqa: E402
+from threads import run_in_threads  # noqa: E402
 
 from fuser_mlir import DataType, FusionDefinition  # noqa: E402
 from fuser_mlir.frontend.dtypes import torch_dtype  # noqa: E402
@@ -194,28 +194,16 @@ def test_split_k_from_threads_on_their_own_streams():
     refs = [reference(fd, x) for x in inputs]
     fd.execute(inputs[0], schedule=schedule)                  # compile and load before the threads
     torch.cuda.synchronize()
-    results, failures = [None] * len(inputs), []
+    results = [None] * len(inputs)
 
     def run(i):
-        try:
-            stream = torch.cuda.Stream()
-            with torch.cuda.stream(stream):
-                outs = [fd.execute(inputs[i], schedule=schedule) for _ in range(50)]
-            stream.synchronize()
-            results[i] = outs
-        except Exception as e:     # a thread's exception does not reach pytest by itself
-            failures.append(repr(e))
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            outs = [fd.execute(inputs[i], schedule=schedule) for _ in range(50)]
+        stream.synchronize()
+        results[i] = outs
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        workers = [threading.Thread(target=run, args=(i,)) for i in range(len(inputs))]
-        for t in workers:
-            t.start()
-        for t in workers:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
+    failures = run_in_threads(run, range(len(inputs)))
     assert not failures, failures[0]
     for i, outs in enumerate(results):
         for out in outs:
