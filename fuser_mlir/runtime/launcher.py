@@ -163,8 +163,8 @@ class Launcher:
             return outputs
         # The parameter buffers are the launch's, shared by every thread calling it: one call at a
         # time fills them and launches (the driver copies them when it enqueues the kernel).
-        # Without the lock, a thread switch between another call's writes and its launch, or
-        # during its driver call (ctypes releases the GIL), launches with the other call's tensors.
+        # Without the lock, a thread switch between one call's writes and its launch lets another
+        # call's writes in, and the first call launches with that call's tensors.
         with self.lock:
             for j, slot in self.value_slots:
                 slot.put(numbers[j])
