@@ -241,7 +241,7 @@ def test_prepared_launch_passes_cudas_launch_config(monkeypatch):
 def test_a_thread_without_a_context_gets_the_devices_primary_one(monkeypatch):
     """The driver's current context is per thread: a thread that has not used CUDA yet launches
     into CUDA_ERROR_INVALID_CONTEXT.  The launch then makes the device's primary context current
-    and launches again (GPU: tests/gpu/test_dispatch.py's threads); other errors are raised."""
+    and launches again, once (GPU: tests/gpu/test_dispatch.py's threads): a second failure is raised."""
     from fuser_mlir.runtime import driver
 
     made_current = []
