@@ -47,8 +47,8 @@ def test_recording_errors(shapes, dtype, message):
         fd.ops.linear(x, w)
 
 
-@pytest.mark.parametrize("m,n,k,block_n", [(4096, 4096, 4096, 256), (1024, 2112, 7168, 192), (8192, 2112, 7168, 192),
-                                           (1024, 10240, 8192, 128), (1024, 28672, 8192, 256), (4096, 10240, 8192, 256)])
+@pytest.mark.parametrize("m,n,k,block_n", [(4096, 4096, 4096, 256), (1024, 2112, 7168, 160), (8192, 2112, 7168, 192),
+                                           (1024, 10240, 8192, 160), (1024, 28672, 8192, 256), (4096, 10240, 8192, 256)])
 def test_heuristic_weighs_waves(m, n, k, block_n):
     fd = linear_gelu()
     scheduler, params = choose(input_signature(fd, meta((m, k), (n, k), (n,))), None)
@@ -150,6 +150,33 @@ def test_kn_kernel_reads_column_boxes_into_transposed_wgmma(private_cache):
     assert compiled.artifact.cubin, "ptxas produced no cubin"
 
 
+@pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
+def test_160_wide_tiles_store_boxes_of_64_byte_rows(private_cache):
+    """160 columns are not whole 128-byte rows of bf16 (64 columns): the bf16 output's boxes are 32
+    columns in 64-byte swizzle, the split's f32 workspace boxes 32 columns of 128 bytes; wgmma n160."""
+    compiled = plain_linear().compile(meta((64, 4096), (600, 4096)),
+                                      schedule={"scheduler": "matmul", "block_n": 160, "split_k": 3})
+    maps = {p.get("tensor", p.get("scratch")): p for p in compiled.artifact.meta["params"] if p["kind"] == "tensormap"}
+    assert (maps["output0"]["box"], maps["output0"]["swizzle"]) == ([128, 32], 64)
+    assert (maps["workspace"]["box"], maps["workspace"]["swizzle"]) == ([128, 32], 128)
+    assert (maps["input1"]["box"], maps["input1"]["swizzle"]) == ([160, 64], 128)
+    assert "m64n160k16.f32.bf16.bf16" in compiled.ptx
+    assert compiled.artifact.cubin, "ptxas produced no cubin"
+
+
+def test_kn_tiles_are_whole_column_boxes():
+    """b [K, N] loads boxes of 64 columns: the heuristic skips 160-wide tiles (which it takes for
+    the same shape with w [N, K]) and an override names the rule."""
+    with FusionDefinition() as fd:
+        a, b = fd.define_tensor([-1, -1], BF16), fd.define_tensor([-1, -1], BF16)
+        fd.add_output(fd.ops.matmul(a, b))
+    _, kn = choose(input_signature(fd, meta((1024, 7168), (7168, 2112))), None)
+    _, nk = choose(input_signature(plain_linear(), meta((1024, 7168), (2112, 7168))), None)
+    assert nk.block_n == 160 and kn.block_n % 64 == 0, (nk, kn)
+    with pytest.raises(FusionError, match="block_n must be a multiple of 64"):
+        choose(input_signature(fd, meta((1024, 7168), (7168, 2112))), {"scheduler": "matmul", "block_n": 160})
+
+
 def plain_linear():
     with FusionDefinition() as fd:
         x, w = fd.define_tensor([-1, -1], BF16), fd.define_tensor([-1, -1], BF16)
@@ -160,7 +187,7 @@ def plain_linear():
 @pytest.mark.parametrize("m,n,k,split", [(64, 2112, 7168, True), (16, 1024, 16384, True), (4096, 4096, 4096, False),
                                          (1024, 10240, 8192, False), (64, 256, 64, False),
                                          (128, 7168, 16384, True),      # 56 tiles of 128: more than half idle
-                                         (1024, 2112, 7168, False)])    # 88 tiles of 192 (measured: split slower)
+                                         (1024, 2112, 7168, False)])    # 112 tiles of 160 (measured: split slower)
 def test_heuristic_splits_k_only_when_tiles_leave_sms_idle(m, n, k, split):
     sig = input_signature(plain_linear(), meta((m, k), (n, k)))
     scheduler, params = choose(sig, None)

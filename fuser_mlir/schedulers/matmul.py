@@ -24,6 +24,10 @@ aligned; read in place, never expanded on the host):
   one    every dim 1 (a 0-d tensor): the element at 0;
   value  a scalar input (fd.define_scalar): a kernel parameter.
 
+A tile's output boxes are one swizzle row wide: 128 bytes where that divides block_n, else 64 or
+32 (block_n 160 of bf16 is 5 boxes of 32 columns, 64-byte swizzle), so any width in BLOCK_NS
+stores whole boxes; b [K, N] keeps 64-column boxes and so takes widths that are multiples of 64.
+
 Heuristic (`choose_schedule`): for each block_n in BLOCK_NS, as many stages as fit beside the
 output tiles (up to 6); the estimated time is waves of tiles over the SMs (SMS, the H100 SXM's
 132) x block_n x the per-column cost of that width (TILE_COST, ONE_GROUP_TILE_COST unsplit where one
@@ -56,17 +60,20 @@ BLOCK_K = 64                    # one 128-byte swizzle row of 16-bit elements
 CONSUMERS = 256                 # the consumer threads (the pass adds a producer warpgroup)
 SMEM_LIMIT = 227 * 1024
 BARRIER_BYTES = 1024            # the mbarrier arrays the pipelining pass adds (2 roles x full/empty)
-BLOCK_NS = (256, 192, 128)
+BLOCK_NS = (256, 192, 160, 128)
 # Time per column of a tile, relative to 256-wide tiles: tools/bench_matmul.py --variants on the
 # H100 at shapes where wave quantization is negligible (8192 x 8192 x 28672, 8192 x 28672 x 8192,
 # 4096 x 8192 x 28672): 192-wide tiles 1.08-1.10x, 128-wide 1.32-1.50x
-# (tools/results/bench_matmul_h100.json).
-TILE_COST = {256: 1.0, 192: 1.09, 128: 1.35}
+# (tools/results/bench_matmul_h100.json); 160-wide 1.15-1.44x (8192^3, 4096 x 28672 x 8192,
+# 8192 x 28672 x 8192, 8192 x 8192 x 28672 in one run).
+TILE_COST = {256: 1.0, 192: 1.09, 160: 1.25, 128: 1.35}
 # Unsplit, when one raster group holds every tile row (M <= BLOCK_M x group_m), 128-wide tiles cost
 # less per column: at M = 1024, 1.00-1.14 over four shapes (1024 x {10240, 28672} x 8192,
 # 1024 x 8192 x 28672, 1024 x 2112 x 7168; bench_matmul --variants and two probes), where
-# 1024 x 10240 x 8192 ran 252 us in 128-wide tiles against 289-312 in 256-wide (3 runs agree).
-ONE_GROUP_TILE_COST = {**TILE_COST, 128: 1.1}
+# 1024 x 10240 x 8192 ran 252 us in 128-wide tiles against 289-312 in 256-wide (3 runs agree);
+# 160-wide likewise (1024 x 10240 x 8192: 738 TFLOP/s against 599 in 256-wide and 606 in 128-wide;
+# 1024 x 2112 x 7168: 626 against 549 in 192-wide, one run).
+ONE_GROUP_TILE_COST = {**TILE_COST, 160: 1.1, 128: 1.1}
 TWO_STAGE_COST = 1.3
 # Split-K (a tile's K tiles shared by split_k work units, the partials added through an f32 workspace):
 # a unit costs its share of K tiles plus UNIT_KTILES (pipeline fill, epilogue) and, when split, SPLIT_KTILES
@@ -82,7 +89,8 @@ PRODUCER_REGS, CONSUMER_REGS = 40, 232      # 128 x 40 + 256 x 232 = 64512 of th
 OUTPUT_DTYPES = ("f32", "f16", "bf16")
 MATMUL_OPERANDS = ("a", "b", "b_kn")   # a [M, K]; b as [N, K] or as [K, N] rows
 OPERAND_KINDS = MATMUL_OPERANDS + ("full", "col", "row", "one", "value")
-SWIZZLE = 128
+SWIZZLE = 128                   # A's and B's boxes (wgmma operands)
+BOX_SWIZZLES = (128, 64, 32)    # output boxes: the widest whose columns divide block_n
 
 
 @dataclass(frozen=True)
@@ -99,9 +107,20 @@ class MatmulSchedule:
     split_k_mode: str = DEFAULT_SPLIT_K_MODE  # how the splits combine (SPLIT_K_MODES)
 
     def out_box_cols(self, dtype: str) -> int:
-        """Columns of a TMA box of one 128-byte swizzle row: an output's, the f32 workspace's, or
-        (for b given [K, N]) B's."""
-        return SWIZZLE // DataType(dtype).itemsize
+        """Columns of an output's (or the f32 workspace's) TMA box: one swizzle row of the widest
+        span (128, 64 or 32 bytes) whose columns divide block_n, so a tile is whole boxes
+        (block_n 160 of bf16: 5 boxes of 32 columns, 64-byte swizzle)."""
+        itemsize = DataType(dtype).itemsize
+        return next(span // itemsize for span in BOX_SWIZZLES if self.block_n % (span // itemsize) == 0)
+
+    def box_swizzle(self, dtype: str) -> int:
+        """The swizzle span in bytes of an output's (or the workspace's) TMA box: one box row."""
+        return self.out_box_cols(dtype) * DataType(dtype).itemsize
+
+    def b_box_cols(self) -> int:
+        """b [K, N]: columns of a B box, one 128-byte swizzle row (wgmma's transposed B is laid out
+        in whole rows of SWIZZLE bytes; block_n must be a multiple)."""
+        return SWIZZLE // DataType(self.dtype).itemsize
 
     @property
     def stage_bytes(self) -> int:
@@ -132,17 +151,17 @@ class MatmulSchedule:
                                "swizzle": SWIZZLE})
             elif kind == "b_kn":
                 params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype,
-                               "box": [BLOCK_K, self.out_box_cols(dtype)], "swizzle": SWIZZLE})
+                               "box": [BLOCK_K, self.b_box_cols()], "swizzle": SWIZZLE})
             elif kind == "value":
                 params.append({"kind": "value", "tensor": tensor, "dtype": dtype})
             else:
                 params.append({"kind": "pointer", "tensor": tensor, "dtype": dtype, "align": 16})
         order = sorted(params, key=lambda p: p["kind"] != "tensormap")      # tensor maps of a, b first
         order += [{"kind": "tensormap", "tensor": f"output{j}", "dtype": d, "box": [BLOCK_M, self.out_box_cols(d)],
-                   "swizzle": SWIZZLE} for j, d in enumerate(self.out_dtypes)]
+                   "swizzle": self.box_swizzle(d)} for j, d in enumerate(self.out_dtypes)]
         if self.split_k > 1:       # buffers the runtime owns (launch "scratch"): zero at first use, left zero
             order += [{"kind": "tensormap", "scratch": "workspace", "dtype": "f32",
-                       "box": [BLOCK_M, self.out_box_cols("f32")], "swizzle": SWIZZLE},
+                       "box": [BLOCK_M, self.out_box_cols("f32")], "swizzle": self.box_swizzle("f32")},
                       {"kind": "pointer", "scratch": "workspace", "dtype": "f32", "align": 16},
                       {"kind": "pointer", "scratch": "flags", "dtype": "i32", "align": 4}]
         return order + [{"kind": "scalar", "type": "i32", "value": name} for name in ("m", "n", "k")]
@@ -259,7 +278,10 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
     ktiles = math.ceil(k / BLOCK_K) if k > 0 else 1
     mode = fixed.get("split_k_mode", DEFAULT_SPLIT_K_MODE)
     candidates = []
-    for block_n in ([fixed["block_n"]] if "block_n" in fixed else BLOCK_NS):
+    # b [K, N] is loaded in boxes of one 128-byte row: widths of whole boxes only.
+    widths = BLOCK_NS if b_kind(sig) != "b_kn" else \
+        [w for w in BLOCK_NS if w % MatmulSchedule(**base, block_n=w).b_box_cols() == 0]
+    for block_n in ([fixed["block_n"]] if "block_n" in fixed else widths):
         tiles = math.ceil(m / BLOCK_M) * math.ceil(n / block_n) if m > 0 and n > 0 else None
         # Splitting pays only when the tiles leave half the SMs idle; sizes unknown until launch: no split.
         splits = [fixed["split_k"]] if "split_k" in fixed else \
@@ -339,6 +361,9 @@ class _Matmul:
                 or not 1 <= params.split_k <= MAX_SPLIT_K:
             raise FusionError(f"matmul schedule {fields}: block_n is one of {BLOCK_NS}, stages in [1, 16], "
                               f"group_m >= 1, split_k in [1, {MAX_SPLIT_K}]")
+        if "b_kn" in params.operands and params.block_n % params.b_box_cols():
+            raise FusionError(f"matmul schedule {fields}: b read as [K, N] rows loads boxes of "
+                              f"{params.b_box_cols()} columns, so block_n must be a multiple of {params.b_box_cols()}")
         if params.smem_bytes > SMEM_LIMIT:
             raise FusionError(f"matmul schedule {fields} needs about {params.smem_bytes} B of shared memory; "
                               f"a CTA may use {SMEM_LIMIT}")

@@ -20,9 +20,10 @@ warpgroup holds rows 16 (t / 32) + (t % 32) / 4 + {0, 8} and columns 8 j + 2 (t 
 element 4 j + 2 h + e is (row + 8 h, column 8 j + 2 (t % 4) + e).  A pair (e = 0, 1) is two
 adjacent columns: one load of a full/col operand, one 4- or 8-byte shared-memory store.
 
-Output tiles: per output, block_n / box_cols boxes of [128, box_cols] (one 128-byte row each),
-written as TMA's 128-byte swizzle lays them out: the 16-byte chunk c of row r sits at chunk
-c ^ (r % 8), so the 8 rows a warp's store instruction covers hit 8 different chunks (no bank
+Output tiles: per output, block_n / box_cols boxes of [128, box_cols] (one swizzle row each: 128
+bytes, or 64 where 128-byte boxes do not divide block_n), written as TMA's swizzle lays them out:
+with 128-byte rows the 16-byte chunk c of row r sits at chunk c ^ (r % 8), with 64-byte rows at
+c ^ ((r / 2) % 4), so the 8 rows a warp's store instruction covers hit 8 different chunks (no bank
 conflicts), and the hardware unswizzles when it stores the box.
 
 Out-of-range rows and columns of a tail tile compute on clamped operand addresses (always in
@@ -83,7 +84,7 @@ class _KernelBuilder:
         if self.b_kind == "b":
             self.b_tile = nvasync.SmemBufferOp(smem_type([s.block_n, BLOCK_K], dtype), offset=offset).buffer
         else:   # column boxes of [BLOCK_K, cols], loaded one by one; the tile views all of them
-            cols = s.out_box_cols(dtype)
+            cols = s.b_box_cols()
             self.b_tile = nvasync.SmemBufferOp(smem_type([s.block_n // cols, BLOCK_K, cols], dtype),
                                                offset=offset).buffer
             self.b_boxes = [nvasync.SmemBufferOp(smem_type([BLOCK_K, cols], dtype),
@@ -135,7 +136,7 @@ class _KernelBuilder:
             kt = loop.induction_variable if first_ktile is None else arith.addi(first_ktile, loop.induction_variable)
             kx = arith.muli(to_i32(kt), i32(BLOCK_K))
             nvasync.PipelineLoadOp(self.a_map, self.a_tile, [m0, kx], role="a")
-            cols = s.out_box_cols(s.dtype)            # b [K, N]: the width of a column box
+            cols = s.b_box_cols()                     # b [K, N]: the width of a column box
             if self.b_kind == "b":
                 nvasync.PipelineLoadOp(self.b_map, self.b_tile, [n0, kx], role="b")
             for c, box in enumerate(self.b_boxes if self.b_kind == "b_kn" else []):
@@ -275,7 +276,7 @@ class _KernelBuilder:
             with if_then(arith.cmpi(arith.CmpIPredicate.ult, row, self.m)):
                 store_global(zero, self.workspace_address(row, arith.addi(n0, col), row_stride), 8)
 
-        self.each_pair(8, tid, wg_row, clear)
+        self.each_pair(self.s.out_box_cols("f32") // 8, tid, wg_row, clear)
 
     def store_pair(self, boxes, dtype, pair, row, first_col: int, col, quad):
         """Two adjacent elements at tile (row, first_col + col) into their swizzled box of `boxes`.
@@ -284,7 +285,10 @@ class _KernelBuilder:
         chunk = 16 // DataType(dtype).itemsize            # elements per 16-byte chunk
         box = boxes[first_col // cols]
         within = arith.addi(index(first_col % cols), col)
-        swizzled = arith.xori(within, arith.muli(quad, index(chunk)))    # row % 8 == quad
+        # The chunk XOR of a span-byte swizzle: row % 8 (128 B), (row / 2) % 4 (64 B), (row / 4) % 2
+        # (32 B); row % 8 == quad.
+        shift = {128: 0, 64: 1, 32: 2}[self.s.box_swizzle(dtype)]
+        swizzled = arith.xori(within, arith.muli(arith.shrui(quad, index(shift)), index(chunk)))
         vector.store(pair, box, [row, swizzled])
 
     # --- the kernel --------------------------------------------------------------------------------

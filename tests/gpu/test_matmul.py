@@ -100,6 +100,21 @@ CASES += [
      {"scheduler": "matmul", "block_n": 128, "stages": 4, "group_m": 2}),
 ]
 
+# 160-wide tiles: bf16 output boxes of 32 columns in 64-byte swizzle (f32 ones keep 128-byte rows),
+# a ragged last tile column (600 = 3.75 x 160), several tiles per CTA, split-K's 32-column workspace
+# boxes in both modes.
+for name, kind, (m, n, k), schedule in [
+        ("bn160-bias-gelu-ragged", "bias-gelu", (333, 600, 200), {"split_k": 1}),
+        ("bn160-two-outputs-waves", "two-outputs", SHAPES["waves"], {}),
+        ("bn160-scalar-f32-ragged", "scalar-f32", SHAPES["ragged"], {"split_k": 1}),
+        ("splitk-atomic-s3-bn160-two-outputs", "two-outputs", (64, 2112, 7168), {"split_k": 3}),
+        ("splitk-deterministic-s3-bn160-plain", "plain", (200, 600, 1000),
+         {"split_k": 3, "split_k_mode": "deterministic"})]:
+    extra, epilogue = EPILOGUES[kind]
+    CASES.append((name, lambda e=epilogue, x=extra: linear(BF16, e, x),
+                  lambda dev, kd=kind, s=(m, n, k): linear_inputs(kd, BF16, *s, dev),
+                  {"scheduler": "matmul", "block_n": 160, **schedule}))
+
 # Split-K (fuser-tma-reduce-store's protocols): split counts 2, 3 (not dividing the 16 K tiles), 8,
 # 6 over 4 K tiles (splits with no K tiles), in both modes, with epilogues; M = 64 is the skinny
 # case split-K is for; "heuristic" lets the heuristic split a skinny shape.
