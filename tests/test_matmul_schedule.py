@@ -154,7 +154,7 @@ def test_kn_kernel_reads_column_boxes_into_transposed_wgmma(private_cache):
 def test_160_wide_tiles_store_boxes_of_64_byte_rows(private_cache):
     """160 columns are not whole 128-byte rows of bf16 (64 columns): the bf16 output's boxes are 32
     columns in 64-byte swizzle, the split's f32 workspace boxes 32 columns of 128 bytes; wgmma n160."""
-    compiled = plain_linear().compile(meta((64, 4096), (600, 4096)),
+    compiled = plain_linear().compile(meta((200, 4096), (600, 4096)),
                                       schedule={"scheduler": "matmul", "block_n": 160, "split_k": 3})
     maps = {p.get("tensor", p.get("scratch")): p for p in compiled.artifact.meta["params"] if p["kind"] == "tensormap"}
     assert (maps["output0"]["box"], maps["output0"]["swizzle"]) == ([128, 32], 64)
@@ -177,6 +177,45 @@ def test_kn_tiles_are_whole_column_boxes():
         choose(input_signature(fd, meta((1024, 7168), (7168, 2112))), {"scheduler": "matmul", "block_n": 160})
 
 
+@pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
+def test_64_row_tiles_run_one_consumer_warpgroup(private_cache):
+    """block_m 64 (skinny problems): A, output and workspace boxes of 64 rows, one consumer
+    warpgroup (its 4 warps release each stage) beside the producer warpgroup."""
+    compiled = plain_linear().compile(meta((64, 7168), (2112, 7168)),
+                                      schedule={"scheduler": "matmul", "block_m": 64, "block_n": 128, "split_k": 8})
+    maps = {p.get("tensor", p.get("scratch")): p["box"] for p in compiled.artifact.meta["params"]
+            if p["kind"] == "tensormap"}
+    assert maps == {"input0": [64, 64], "input1": [128, 64], "output0": [64, 64], "workspace": [64, 32]}, maps
+    assert compiled.artifact.meta["block"] == [256, 1, 1]
+    ir_text = compiled.kernel_ir
+    assert "bytes = 8192" in ir_text and "bytes = 16384" in ir_text, "expect-tx per role: A 64 x 64, B 128 x 64"
+    assert "count = 4" in ir_text, "empty barriers count the 4 consumer warps"
+    assert "m64n128k16.f32.bf16.bf16" in compiled.ptx
+    assert compiled.artifact.cubin, "ptxas produced no cubin"
+    with pytest.raises(FusionError, match="block_m one of"):
+        choose(input_signature(plain_linear(), meta((64, 7168), (2112, 7168))), {"scheduler": "matmul", "block_m": 32})
+
+
+@pytest.mark.parametrize("mnk,decided", [
+    ((64, 2112, 7168), (64, 128, 7)),       # 17 tiles of 64 x 128, 7 splits: 119 units
+    ((16, 1024, 16384), (64, 128, 16)),
+    ((128, 7168, 16384), (64, 128, 1)),     # 2 x 56 tiles: a wave unsplit
+    ((64, 7168, 16384), (64, 128, 1)),      # 56 tiles: 2 splits would not pay
+    ((64, 28672, 4096), (128, 256, 1)),     # 224 tiles of 64 x 128: more than a wave, the cost model's
+    ((1024, 2112, 7168), (128, 160, 1)),
+])
+def test_skinny_problems_take_64_row_tiles_in_one_wave_of_splits(mnk, decided):
+    m, n, k = mnk
+    _, params = choose(input_signature(plain_linear(), meta((m, k), (n, k))), None)
+    assert (params.block_m, params.block_n, params.split_k) == decided, params
+
+
+def test_naming_128_row_tiles_leaves_a_skinny_problem_to_the_cost_model():
+    _, named = choose(input_signature(plain_linear(), meta((64, 7168), (2112, 7168))),
+                      {"scheduler": "matmul", "block_m": 128})
+    assert (named.block_m, named.block_n, named.split_k) == (128, 192, 12), named
+
+
 def plain_linear():
     with FusionDefinition() as fd:
         x, w = fd.define_tensor([-1, -1], BF16), fd.define_tensor([-1, -1], BF16)
@@ -186,7 +225,7 @@ def plain_linear():
 
 @pytest.mark.parametrize("m,n,k,split", [(64, 2112, 7168, True), (16, 1024, 16384, True), (4096, 4096, 4096, False),
                                          (1024, 10240, 8192, False), (64, 256, 64, False),
-                                         (128, 7168, 16384, True),      # 56 tiles of 128: more than half idle
+                                         (128, 7168, 16384, False),     # 112 tiles of 64 x 128: a wave
                                          (1024, 2112, 7168, False)])    # 112 tiles of 160 (measured: split slower)
 def test_heuristic_splits_k_only_when_tiles_leave_sms_idle(m, n, k, split):
     sig = input_signature(plain_linear(), meta((m, k), (n, k)))
@@ -194,7 +233,7 @@ def test_heuristic_splits_k_only_when_tiles_leave_sms_idle(m, n, k, split):
     assert (params.split_k > 1) == split, params
     assert params.split_k <= -(-k // 64) and params.smem_bytes <= 227 * 1024
     launch = scheduler.launch(params, sig)
-    tiles = -(-m // 128) * -(-n // params.block_n)
+    tiles = -(-m // params.block_m) * -(-n // params.block_n)
     assert launch["tiles"] == tiles * params.split_k
     if split:
         assert launch["scratch"] == {"workspace": ("f32", (m, -(-n // params.block_n) * params.block_n)),

@@ -6,10 +6,11 @@ either layout, each read in place: [N, K] rows (operand kind `b`: fd.ops.linear'
 transposed view of a [K, N] matrix) feed wgmma's K-major B; [K, N] rows (`b_kn`: fd.ops.matmul's
 b, or a transposed view of an [N, K] weight) are loaded as block_n / 64 boxes of [64 k, 64 n] and
 feed wgmma's transposed (N-major) B.  A persistent grid walks output tiles
-of BLOCK_M x block_n in grouped order (`group_m` tile rows per group, so the A and B tiles a wave
+of block_m x block_n in grouped order (`group_m` tile rows per group, so the A and B tiles a wave
 of CTAs reads stay in L2); per tile a K loop of BLOCK_K-wide steps, warp-specialized: a producer
 warpgroup (added by fuser-pipeline-mbarriers) TMA-loads A and B (128-byte swizzle) into `stages`
-buffers, and two consumer warpgroups each run wgmma m64n{block_n}k16 on their 64 rows.  After
+buffers, and a consumer warpgroup per 64 tile rows (two for block_m 128, one for 64: skinny
+problems, whose A rows would otherwise be half zero fill) runs wgmma m64n{block_n}k16.  After
 the K loop each consumer thread applies the epilogue to its accumulator fragment, with the other
 operands read from global memory, writes the results into shared memory in the 128-byte swizzled
 layout of the output's TMA box, and one thread TMA-stores the tile; M, N and K tails fall out of
@@ -32,17 +33,26 @@ Heuristic (`choose_schedule`): for each block_n in BLOCK_NS, as many stages as f
 output tiles (up to 6); the estimated time is waves of tiles over the SMs (SMS, the H100 SXM's
 132) x block_n x the per-column cost of that width (TILE_COST, ONE_GROUP_TILE_COST unsplit where one
 raster group holds every tile row; 2 stages cost TWO_STAGE_COST);
-the cheapest wins, ties to the wider tile.  Wave quantization decides skinny problems: N = 2112
+the cheapest wins, ties to the wider tile.  Wave quantization decides narrow problems: N = 2112
 in 192-wide tiles is 11 columns of tiles, not 8.25.  When the tiles leave at least half the SMs
 idle (at most SMS / 2), split-K counts 1..min(32, K tiles) are weighed too (measured on the H100:
 1024 x 2112 x 7168 in 88 tiles of 192 ran 56 us unsplit and 88 us in 3 splits, which the cost
-below had put 26 % ahead; one measurement, not a fit: 128 x 7168 x 16384 in 56 tiles still
-splits, and ran slower split in an earlier session): a unit costs its share of K tiles plus
+below had put 26 % ahead; one measurement, not a fit): a unit costs its share of K tiles plus
 UNIT_KTILES and, split, SPLIT_KTILES (estimates, not yet measured), times the waves of units;
 the f32 partial tile shares the output tiles' memory, so fewer stages may fit.  `group_m` 8.
-`fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "stages": 4, "group_m": 4,
-"split_k": 8, "split_k_mode": "deterministic"})` overrides any of them; the others are the
-heuristic's choice under those given.  Split-K itself: matmul_kernel.py and
+Skinny problems are decided before the cost model (`skinny_decisions`): M <= SKINNY_M, and
+64 x SKINNY_BLOCK_N tiles at most one wave, take 64-row tiles SKINNY_BLOCK_N wide in as many
+splits as one wave of units holds, unsplit where that is fewer than MIN_SKINNY_SPLITS.  Measured
+on the H100 (M in {16, 64, 128} x (N, K) in {(2112, 7168), (1024, 16384), (2048, 32768),
+(7168, 16384)}): 64 x 128 tiles were the fastest of 64 x {256, 192, 128, 64} or within 7 % of it
+on every shape (one run); at one wave of units every width streams the same B bytes per unit,
+and a split's partial tile (its f32 store, reduce-add and read-back) grows with the width.  8-34
+tiles ran 1.5-3.7x faster in 3-16 splits than unsplit; 56 tiles (N = 7168) no faster in 2 splits
+(64 x 7168 x 16384: 90.3 us unsplit, 94.9 split).  tools/bench_matmul.py's skinny table compares
+them with the 128-row tiles the cost model picks; naming block_m 128 leaves every decision to it.
+`fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "block_m": 64, "stages": 4,
+"group_m": 4, "split_k": 8, "split_k_mode": "deterministic"})` overrides any of them; the others
+are the heuristic's choice under those given.  Split-K itself: matmul_kernel.py and
 passes/tma_reduce_store.py.
 """
 from __future__ import annotations
@@ -55,9 +65,8 @@ from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
 from . import SMS, FusionSig, TensorSig
 
-BLOCK_M = 128                   # two consumer warpgroups x the 64 rows of a wgmma
+BLOCK_MS = (128, 64)            # tile rows: a consumer warpgroup per 64 rows (the rows of a wgmma)
 BLOCK_K = 64                    # one 128-byte swizzle row of 16-bit elements
-CONSUMERS = 256                 # the consumer threads (the pass adds a producer warpgroup)
 SMEM_LIMIT = 227 * 1024
 BARRIER_BYTES = 1024            # the mbarrier arrays the pipelining pass adds (2 roles x full/empty)
 BLOCK_NS = (256, 192, 160, 128)
@@ -84,6 +93,8 @@ MAX_SPLIT_K = 32
 # Atomic measured 1.2-2.2x faster than deterministic on the skinny shapes
 # (tools/results/bench_matmul_skinny_h100.json), whose serialized chain of reduce-adds costs more.
 DEFAULT_SPLIT_K_MODE = "atomic"
+SKINNY_M, SKINNY_BLOCK_N = 128, 128     # skinny_decisions
+MIN_SKINNY_SPLITS = 3                   # fewer do not pay (module docstring)
 MAX_STAGES = 6
 PRODUCER_REGS, CONSUMER_REGS = 40, 232      # 128 x 40 + 256 x 232 = 64512 of the SM's 65536
 OUTPUT_DTYPES = ("f32", "f16", "bf16")
@@ -101,10 +112,16 @@ class MatmulSchedule:
     out_dtypes: tuple[str, ...]
     pairs: bool                           # full/col operands read two columns per load (N even)
     block_n: int = 256
+    block_m: int = 128                    # one of BLOCK_MS
     stages: int = 3
     group_m: int = 8
     split_k: int = 1                      # work units per output tile, each over a slice of K
     split_k_mode: str = DEFAULT_SPLIT_K_MODE  # how the splits combine (SPLIT_K_MODES)
+
+    @property
+    def consumers(self) -> int:
+        """Consumer threads: a warpgroup per 64 tile rows (the pass adds a producer warpgroup)."""
+        return self.block_m * 2
 
     def out_box_cols(self, dtype: str) -> int:
         """Columns of an output's (or the f32 workspace's) TMA box: one swizzle row of the widest
@@ -124,13 +141,13 @@ class MatmulSchedule:
 
     @property
     def stage_bytes(self) -> int:
-        return (BLOCK_M + self.block_n) * BLOCK_K * DataType(self.dtype).itemsize
+        return (self.block_m + self.block_n) * BLOCK_K * DataType(self.dtype).itemsize
 
     @property
     def epilogue_bytes(self) -> int:
         """The output tiles, or a split's f32 partial tile when larger (they share the memory)."""
-        outputs = sum(BLOCK_M * self.block_n * DataType(d).itemsize for d in self.out_dtypes)
-        return max(outputs, BLOCK_M * self.block_n * 4) if self.split_k > 1 else outputs
+        outputs = sum(self.block_m * self.block_n * DataType(d).itemsize for d in self.out_dtypes)
+        return max(outputs, self.block_m * self.block_n * 4) if self.split_k > 1 else outputs
 
     @property
     def smem_bytes(self) -> int:
@@ -144,7 +161,7 @@ class MatmulSchedule:
         for j, (kind, dtype) in enumerate(zip(self.operands, self.in_dtypes)):
             tensor = f"input{j}"
             if kind == "a":
-                params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype, "box": [BLOCK_M, BLOCK_K],
+                params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype, "box": [self.block_m, BLOCK_K],
                                "swizzle": SWIZZLE})
             elif kind == "b":
                 params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype, "box": [self.block_n, BLOCK_K],
@@ -157,11 +174,11 @@ class MatmulSchedule:
             else:
                 params.append({"kind": "pointer", "tensor": tensor, "dtype": dtype, "align": 16})
         order = sorted(params, key=lambda p: p["kind"] != "tensormap")      # tensor maps of a, b first
-        order += [{"kind": "tensormap", "tensor": f"output{j}", "dtype": d, "box": [BLOCK_M, self.out_box_cols(d)],
+        order += [{"kind": "tensormap", "tensor": f"output{j}", "dtype": d, "box": [self.block_m, self.out_box_cols(d)],
                    "swizzle": self.box_swizzle(d)} for j, d in enumerate(self.out_dtypes)]
         if self.split_k > 1:       # buffers the runtime owns (launch "scratch"): zero at first use, left zero
             order += [{"kind": "tensormap", "scratch": "workspace", "dtype": "f32",
-                       "box": [BLOCK_M, self.out_box_cols("f32")], "swizzle": self.box_swizzle("f32")},
+                       "box": [self.block_m, self.out_box_cols("f32")], "swizzle": self.box_swizzle("f32")},
                       {"kind": "pointer", "scratch": "workspace", "dtype": "f32", "align": 16},
                       {"kind": "pointer", "scratch": "flags", "dtype": "i32", "align": 4}]
         return order + [{"kind": "scalar", "type": "i32", "value": name} for name in ("m", "n", "k")]
@@ -268,6 +285,17 @@ def b_kind(sig: FusionSig) -> str | None:
     return None
 
 
+def skinny_decisions(m: int, n: int, ktiles: int) -> dict:
+    """block_m, block_n and split_k of a skinny problem (module docstring), else none."""
+    if not 0 < m <= SKINNY_M or n <= 0:
+        return {}
+    tiles = math.ceil(m / 64) * math.ceil(n / SKINNY_BLOCK_N)
+    if tiles > SMS:
+        return {}
+    splits = min(MAX_SPLIT_K, ktiles, SMS // tiles)
+    return {"block_m": 64, "block_n": SKINNY_BLOCK_N, "split_k": splits if splits >= MIN_SKINNY_SPLITS else 1}
+
+
 def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
     """The heuristic (module docstring); `fixed` decisions are kept."""
     m, n, k = _dims(sig)
@@ -277,17 +305,21 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
         raise FusionError(f"matmul schedule: split_k in [1, {MAX_SPLIT_K}], got {fixed['split_k']}")
     ktiles = math.ceil(k / BLOCK_K) if k > 0 else 1
     mode = fixed.get("split_k_mode", DEFAULT_SPLIT_K_MODE)
+    if fixed.get("block_m", 64) == 64:       # 128-row tiles named: the cost model decides the rest
+        fixed = {**skinny_decisions(m, n, ktiles), **fixed}
+    block_m = fixed.get("block_m", 128)
     candidates = []
     # b [K, N] is loaded in boxes of one 128-byte row: widths of whole boxes only.
     widths = BLOCK_NS if b_kind(sig) != "b_kn" else \
         [w for w in BLOCK_NS if w % MatmulSchedule(**base, block_n=w).b_box_cols() == 0]
     for block_n in ([fixed["block_n"]] if "block_n" in fixed else widths):
-        tiles = math.ceil(m / BLOCK_M) * math.ceil(n / block_n) if m > 0 and n > 0 else None
+        tiles = math.ceil(m / block_m) * math.ceil(n / block_n) if m > 0 and n > 0 else None
         # Splitting pays only when the tiles leave half the SMs idle; sizes unknown until launch: no split.
         splits = [fixed["split_k"]] if "split_k" in fixed else \
             [1] if tiles is None or tiles > SMS // 2 else range(1, min(MAX_SPLIT_K, ktiles) + 1)
         for split_k in splits:
-            probe = MatmulSchedule(**base, block_n=block_n, stages=1, split_k=split_k, split_k_mode=mode)
+            probe = MatmulSchedule(**base, block_n=block_n, block_m=block_m, stages=1, split_k=split_k,
+                                   split_k_mode=mode)
             room = SMEM_LIMIT - probe.epilogue_bytes - BARRIER_BYTES
             stages = fixed.get("stages", min(MAX_STAGES, room // probe.stage_bytes))
             if stages < 2 and "stages" not in fixed:
@@ -295,11 +327,12 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
             # A large problem when sizes are unknown: waves x block_n is the same for every width.
             waves = math.ceil(tiles * split_k / SMS) if tiles else 1 / block_n
             per_unit = math.ceil(ktiles / split_k) + UNIT_KTILES + (SPLIT_KTILES if split_k > 1 else 0)
-            one_group = split_k == 1 and tiles is not None and math.ceil(m / BLOCK_M) <= fixed.get("group_m", 8)
+            one_group = split_k == 1 and tiles is not None and math.ceil(m / block_m) <= fixed.get("group_m", 8)
             tile_cost = (ONE_GROUP_TILE_COST if one_group else TILE_COST).get(block_n, 1.0)
             cost = waves * block_n * per_unit * tile_cost * (1.0 if stages >= 3 else TWO_STAGE_COST)
             candidates.append(((-cost, block_n, -split_k, stages),
-                               MatmulSchedule(**base, block_n=block_n, stages=stages, group_m=fixed.get("group_m", 8),
+                               MatmulSchedule(**base, block_n=block_n, block_m=block_m, stages=stages,
+                                              group_m=fixed.get("group_m", 8),
                                               split_k=split_k, split_k_mode=mode)))
     if not candidates:
         raise FusionError(f"the matmul scheduler cannot fit two stages beside {len(sig.outputs)} output tiles "
@@ -317,7 +350,7 @@ def _dtypes(tensors) -> tuple[str, ...]:
     return tuple(t.dtype.value for t in tensors)
 
 
-_DECISIONS = ("block_n", "stages", "group_m", "split_k")     # integers
+_DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k")     # integers
 
 
 class _Matmul:
@@ -357,10 +390,10 @@ class _Matmul:
             params = replace(params, operands=kinds)
         if pairs is not None:
             params = replace(params, pairs=bool(pairs))
-        if params.block_n not in BLOCK_NS or not 1 <= params.stages <= 16 or params.group_m < 1 \
-                or not 1 <= params.split_k <= MAX_SPLIT_K:
-            raise FusionError(f"matmul schedule {fields}: block_n is one of {BLOCK_NS}, stages in [1, 16], "
-                              f"group_m >= 1, split_k in [1, {MAX_SPLIT_K}]")
+        if params.block_n not in BLOCK_NS or params.block_m not in BLOCK_MS or not 1 <= params.stages <= 16 \
+                or params.group_m < 1 or not 1 <= params.split_k <= MAX_SPLIT_K:
+            raise FusionError(f"matmul schedule {fields}: block_n is one of {BLOCK_NS}, block_m one of {BLOCK_MS}, "
+                              f"stages in [1, 16], group_m >= 1, split_k in [1, {MAX_SPLIT_K}]")
         if "b_kn" in params.operands and params.block_n % params.b_box_cols():
             raise FusionError(f"matmul schedule {fields}: b read as [K, N] rows loads boxes of "
                               f"{params.b_box_cols()} columns, so block_n must be a multiple of {params.b_box_cols()}")
@@ -377,7 +410,7 @@ class _Matmul:
     def launch(self, params: MatmulSchedule, sig: FusionSig) -> dict:
         """Tile count, the tensor maps' 2-D views and the kernel scalars for a concrete signature."""
         m, n, k = _dims(sig)
-        tiles = math.ceil(m / BLOCK_M) * math.ceil(n / params.block_n)
+        tiles = math.ceil(m / params.block_m) * math.ceil(n / params.block_n)
         scratch = {}
         views = {}
         if params.split_k > 1 and tiles:
@@ -397,7 +430,7 @@ class _Matmul:
                 "scratch": scratch}
 
     def meta(self, params: MatmulSchedule) -> dict:
-        return {"params": params.kernel_params(), "block": [CONSUMERS + 128, 1, 1],
+        return {"params": params.kernel_params(), "block": [params.consumers + 128, 1, 1],
                 "grid": "persistent", "dynamic_smem": params.smem_bytes,
                 "schedule": params.to_json()}
 

@@ -1,12 +1,12 @@
 """The matmul scheduler's kernel: a fusion func + a MatmulSchedule -> kernel IR (gpu + nvasync).
 
-The kernel IR it writes (256 consumer threads; fuser-pipeline-mbarriers adds the producer
-warpgroup), for the tiles t = blockIdx.x + i * gridDim.x in grouped order:
+The kernel IR it writes (block_m x 2 consumer threads: a warpgroup per 64 tile rows;
+fuser-pipeline-mbarriers adds the producer warpgroup), for the tiles t = blockIdx.x + i * gridDim.x in grouped order:
 
     for i in [0, my_tiles):
         (m0, n0) = the tile's origin
         acc = for kt in [0, ceil(K / 64)) iter_args(acc = 0) {nvasync.pipeline = {warp_specialized}}:
-            pipeline_load A[m0 : m0+128, 64 kt : +64]     (role "a")
+            pipeline_load A[m0 : m0+block_m, 64 kt : +64] (role "a")
             pipeline_load B[n0 : n0+block_n, 64 kt : +64] (role "b"; b given [K, N]: block_n / 64
                 loads of B[64 kt : +64, n0 + 64 c : +64] into the column boxes c of one tile)
             4 x wgmma(A rows [64 wg, +64) k-slice j, B k-slice j, acc)     (wg: the consumer warpgroup;
@@ -20,11 +20,12 @@ warpgroup holds rows 16 (t / 32) + (t % 32) / 4 + {0, 8} and columns 8 j + 2 (t 
 element 4 j + 2 h + e is (row + 8 h, column 8 j + 2 (t % 4) + e).  A pair (e = 0, 1) is two
 adjacent columns: one load of a full/col operand, one 4- or 8-byte shared-memory store.
 
-Output tiles: per output, block_n / box_cols boxes of [128, box_cols] (one swizzle row each: 128
-bytes, or 64 where 128-byte boxes do not divide block_n), written as TMA's swizzle lays them out:
-with 128-byte rows the 16-byte chunk c of row r sits at chunk c ^ (r % 8), with 64-byte rows at
-c ^ ((r / 2) % 4), so the 8 rows a warp's store instruction covers hit 8 different chunks (no bank
-conflicts), and the hardware unswizzles when it stores the box.
+Output tiles: per output, block_n / box_cols boxes of [block_m, box_cols] (one swizzle row each:
+128 bytes, or 64 or 32 where 128-byte boxes do not divide block_n), written as TMA's swizzle lays
+them out: with 128-byte rows the 16-byte chunk c of row r sits at chunk c ^ (r % 8), with 64-byte rows at
+c ^ ((r / 2) % 4), with 32-byte rows at c ^ ((r / 4) % 2) (with 128-byte rows the 8 rows a warp's
+store instruction covers hit 8 different chunks: no bank conflicts), and the hardware unswizzles
+when it stores the box.
 
 Out-of-range rows and columns of a tail tile compute on clamped operand addresses (always in
 bounds) and are dropped by the TMA store.  The kernel writes no mbarrier, barrier, fence or wait.
@@ -49,7 +50,7 @@ from ..kernel import body
 from ..kernel.builders import (build_kernel_with, elected_lane_of_warp0, gep, i32, if_then, if_then_else, index,
                                load_global, memory_type, smem_type, store_global, to_i32, to_i64, to_index)
 from ..frontend.dtypes import DataType
-from .matmul import BLOCK_K, BLOCK_M, CONSUMERS, CONSUMER_REGS, MATMUL_OPERANDS, PRODUCER_REGS, MatmulSchedule
+from .matmul import BLOCK_K, CONSUMER_REGS, MATMUL_OPERANDS, PRODUCER_REGS, MatmulSchedule
 
 WGMMA_K = 16
 
@@ -57,7 +58,7 @@ WGMMA_K = 16
 def build_kernel(func_op, schedule: MatmulSchedule, kernel_name: str, insertion_point):
     """Insert the kernel for fusion `func_op` as `gpu.func @kernel_name` at `insertion_point`
     (inside a gpu.module)."""
-    return build_kernel_with(_KernelBuilder, func_op, schedule, kernel_name, CONSUMERS, insertion_point)
+    return build_kernel_with(_KernelBuilder, func_op, schedule, kernel_name, schedule.consumers, insertion_point)
 
 
 class _KernelBuilder:
@@ -79,8 +80,8 @@ class _KernelBuilder:
         s = self.s
         dtype = s.dtype
         itemsize = DataType(dtype).itemsize
-        self.a_tile = nvasync.SmemBufferOp(smem_type([BLOCK_M, BLOCK_K], dtype), offset=0).buffer
-        offset = BLOCK_M * BLOCK_K * itemsize
+        self.a_tile = nvasync.SmemBufferOp(smem_type([s.block_m, BLOCK_K], dtype), offset=0).buffer
+        offset = s.block_m * BLOCK_K * itemsize
         if self.b_kind == "b":
             self.b_tile = nvasync.SmemBufferOp(smem_type([s.block_n, BLOCK_K], dtype), offset=offset).buffer
         else:   # column boxes of [BLOCK_K, cols], loaded one by one; the tile views all of them
@@ -91,17 +92,18 @@ class _KernelBuilder:
                                                  offset=offset + c * BLOCK_K * cols * itemsize).buffer
                             for c in range(s.block_n // cols)]
         offset += s.block_n * BLOCK_K * itemsize
-        self.out_boxes = self.boxes(s.out_dtypes, offset)      # per output: its boxes of [BLOCK_M, box_cols]
+        self.out_boxes = self.boxes(s.out_dtypes, offset)      # per output: its boxes of [block_m, box_cols]
         # A split's f32 partial tile shares the memory of the output tiles (a tile writes one of them).
         self.partial_boxes = self.boxes(["f32"], offset)[0] if s.split_k > 1 else None
 
     def boxes(self, dtypes, offset):
-        """Per dtype, the [BLOCK_M, box_cols] smem boxes of one tile, one after another from `offset`."""
+        """Per dtype, the [block_m, box_cols] smem boxes of one tile, one after another from `offset`."""
         found = []
         for dtype in dtypes:
             cols = self.s.out_box_cols(dtype)
-            box_bytes = BLOCK_M * cols * DataType(dtype).itemsize
-            found.append([nvasync.SmemBufferOp(smem_type([BLOCK_M, cols], dtype), offset=offset + b * box_bytes).buffer
+            box_bytes = self.s.block_m * cols * DataType(dtype).itemsize
+            found.append([nvasync.SmemBufferOp(smem_type([self.s.block_m, cols], dtype),
+                                               offset=offset + b * box_bytes).buffer
                           for b in range(self.s.block_n // cols)])
             offset += self.s.block_n // cols * box_bytes
         return found
@@ -120,7 +122,7 @@ class _KernelBuilder:
         within = arith.remui(t, per_group)
         tm = arith.addi(first_m, arith.remui(within, rows))
         tn = arith.divui(within, rows)
-        return arith.muli(tm, i32(BLOCK_M)), arith.muli(tn, i32(s.block_n))
+        return arith.muli(tm, i32(s.block_m)), arith.muli(tn, i32(s.block_n))
 
     # --- the main loop -----------------------------------------------------------------------------
     def main_loop(self, m0, n0, wg_row, first_ktile, ktiles):
@@ -298,7 +300,7 @@ class _KernelBuilder:
         tid = gpu.thread_id(gpu.Dimension.x)
         issuer = elected_lane_of_warp0(tid)
         block, grid = gpu.block_id(gpu.Dimension.x), gpu.grid_dim(gpu.Dimension.x)
-        self.tiles_m = arith.ceildivui(self.m, index(BLOCK_M))
+        self.tiles_m = arith.ceildivui(self.m, index(s.block_m))
         self.tiles_n = arith.ceildivui(self.n, index(s.block_n))
         units = arith.muli(arith.muli(self.tiles_m, self.tiles_n), index(s.split_k))
         ktiles = arith.ceildivui(self.k, index(BLOCK_K))

@@ -107,7 +107,7 @@ for name, kind, (m, n, k), schedule in [
         ("bn160-bias-gelu-ragged", "bias-gelu", (333, 600, 200), {"split_k": 1}),
         ("bn160-two-outputs-waves", "two-outputs", SHAPES["waves"], {}),
         ("bn160-scalar-f32-ragged", "scalar-f32", SHAPES["ragged"], {"split_k": 1}),
-        ("splitk-atomic-s3-bn160-two-outputs", "two-outputs", (64, 2112, 7168), {"split_k": 3}),
+        ("splitk-atomic-s3-bn160-two-outputs", "two-outputs", (64, 2112, 7168), {"split_k": 3, "block_m": 128}),
         ("splitk-deterministic-s3-bn160-plain", "plain", (200, 600, 1000),
          {"split_k": 3, "split_k_mode": "deterministic"})]:
     extra, epilogue = EPILOGUES[kind]
@@ -141,6 +141,23 @@ for name, kind, dtype, layout, (m, n, k), schedule in [
     op = "linear" if layout in ("nk", "kn^T") else "matmul"
     CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
                   lambda dev, kd=kind, d=dtype, s=(m, n, k), bl=layout: linear_inputs(kd, d, *s, dev, bl), schedule))
+# 64-row tiles (one consumer warpgroup; the skinny kernel): ragged tile rows and columns, M = 1,
+# more tiles than SMs, 64-byte output boxes (160), f16, b [K, N], split-K in both modes.
+for name, kind, dtype, layout, (m, n, k), schedule in [
+        ("bm64-bias-gelu-ragged", "bias-gelu", BF16, "nk", SHAPES["ragged"], {"split_k": 1}),
+        ("bm64-two-outputs-m1", "two-outputs", BF16, "nk", SHAPES["m1"], {"split_k": 1}),
+        ("bm64-scalar-f32-waves", "scalar-f32", BF16, "nk", SHAPES["waves"], {"split_k": 1}),
+        ("bm64-bn160-plain-f16-ktail", "plain", F16, "nk", SHAPES["ktail"], {"block_n": 160, "split_k": 1}),
+        ("bm64-kn-row-scale-ragged", "row-scale", BF16, "kn", SHAPES["ragged"], {"block_n": 128}),
+        ("bm64-splitk-atomic-s5-silu-gate", "silu-gate", BF16, "nk", (50, 1000, 3000), {"split_k": 5}),
+        ("bm64-splitk-deterministic-s8-two-outputs", "two-outputs", BF16, "nk", (64, 2112, 7168),
+         {"block_n": 128, "split_k": 8, "split_k_mode": "deterministic"}),
+        ("bm64-kn-splitk-atomic-s3-plain", "plain", BF16, "kn", (100, 640, 1000), {"split_k": 3})]:
+    extra, epilogue = EPILOGUES[kind]
+    op = "linear" if layout == "nk" else "matmul"
+    CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
+                  lambda dev, kd=kind, d=dtype, s=(m, n, k), bl=layout: linear_inputs(kd, d, *s, dev, bl),
+                  {"scheduler": "matmul", "block_m": 64, **schedule}))
 CASES.append(("splitk-heuristic-plain", lambda: linear(BF16, EPILOGUES["plain"][1]),
               lambda dev: linear_inputs("plain", BF16, 64, 1024, 16384, dev), None))
 BY_NAME = {c[0]: c for c in CASES}
