@@ -1,0 +1,50 @@
+// The matmul scheduler on a skinny linear (M = 64, N = 2112, K = 7168): 64-row tiles, one consumer
+// warpgroup (block 128, 256 with the producer warpgroup the pipelining pass adds), 128-wide tiles
+// in 7 splits (17 tiles x 7 = 119 units: one wave of 132 SMs).  The scheduler marks the partial
+// stores (4 boxes of 64 x 32 f32) and the last split's wait; the passes derive the rest: empty
+// barriers counting the 4 consumer warps, the flag acquire then the global proxy fence before the
+// last split's TMA stores, the flag reset counting the 128 consumers, named barriers over 128.
+// RUN: fuser-opt %s -p fuser-schedule | FileCheck %s --check-prefix=KERNEL
+// RUN: fuser-opt %s -p fuser-verify-dialects -p fuser-schedule -p fuser-tma-reduce-store -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s --check-prefix=SYNCED
+// RUN: fuser-opt %s --emit=ptx -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: %ptxas %t.ptx -o %t.cubin
+
+func.func @skinny_linear(%x: tensor<64x7168xbf16>, %w: tensor<2112x7168xbf16>) -> tensor<64x2112xbf16>
+    attributes {fusion.fusion} {
+  %y = "fusion.matmul"(%x, %w) {transpose_b = true} : (tensor<64x7168xbf16>, tensor<2112x7168xbf16>) -> tensor<64x2112xbf16>
+  return %y : tensor<64x2112xbf16>
+}
+
+// KERNEL-LABEL: gpu.func @skinny_linear(
+// KERNEL-SAME: gpu.known_block_size = array<i32: 128, 1, 1>
+// KERNEL: "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x64xbf16
+// KERNEL-NEXT: "nvasync.smem_buffer"() {offset = 8192 : i64} : () -> memref<128x64xbf16
+// KERNEL-NOT: barrier
+// KERNEL: "nvasync.wgmma"({{.*}}) -> vector<64xf32>
+// KERNEL: nvasync.pipeline = {consumer_regs = 232 : i64, mode = "warp_specialized", producer_regs = 40 : i64, stages = 6 : i64}
+// KERNEL: "nvasync.split_k_wait"(%{{.*}}) {splits = 7 : i32}
+// KERNEL-COUNT-4: "nvasync.split_k_store"({{.*}}) {mode = "atomic"} : (!llvm.ptr, memref<64x32xf32
+// KERNEL-NOT: fence
+// KERNEL: gpu.return
+
+// SYNCED-LABEL: gpu.func @skinny_linear(
+// SYNCED-SAME: gpu.known_block_size = array<i32: 256, 1, 1>
+// SYNCED: "nvasync.mbarrier_init"({{.*}}) {count = 4 : i32, fuser.pipeline = "empty[a]: init (4 arrivals: one per consumer warp)"}
+// SYNCED: "nvasync.setmaxnreg"() {action = "dec", regs = 40 : i32}
+// SYNCED: "nvasync.setmaxnreg"() {action = "inc", regs = 232 : i32}
+// SYNCED: "nvasync.wait_flag"(%{{.*}}, %{{.*}}) {fuser.split_k = "wait"}
+// SYNCED-NEXT: "nvasync.fence_proxy_async"() {fuser.derived = "acquire -> async-proxy global writes: nvasync.wait_flag -> nvasync.tma_store", space = "global"}
+// SYNCED-NEXT: "nvasync.reset_flag"(%{{.*}}) {count = 134 : i32
+// SYNCED: "nvasync.named_barrier"() {fuser.derived = "WAR: nvasync.tma_reduce -> vector.store", id = 1 : i32, threads = 128 : i32}
+// SYNCED: "nvasync.fence_proxy_async"() {fuser.derived = "generic writes -> async proxy: vector.store -> nvasync.tma_store", space = "shared::cta"}
+// SYNCED-NEXT: "nvasync.named_barrier"() {fuser.derived = "RAW: vector.store -> nvasync.tma_store", id = 1 : i32, threads = 128 : i32}
+
+// PTX: .visible .entry skinny_linear(
+// PTX: .reqntid 256, 1, 1
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// PTX: ld.acquire.gpu.global.b32
+// PTX: @%p{{[0-9]+}} bra
+// PTX-NEXT: fence.proxy.async.global;
+// PTX: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group
+// PTX: red.release.gpu.global.add.s32
