@@ -201,13 +201,25 @@ def test_64_row_tiles_run_one_consumer_warpgroup(private_cache):
     ((16, 1024, 16384), (64, 128, 16)),
     ((128, 7168, 16384), (64, 128, 1)),     # 2 x 56 tiles: a wave unsplit
     ((64, 7168, 16384), (64, 128, 1)),      # 56 tiles: 2 splits would not pay
-    ((64, 28672, 4096), (128, 256, 1)),     # 224 tiles of 64 x 128: more than a wave, the cost model's
+    ((64, 28672, 4096), (64, 256, 1)),      # 224 tiles of 64 x 128: the narrowest width within a wave
+    ((128, 10240, 8192), (64, 160, 1)),     # 2 x 64 tiles (the cost model: 128 x 160 in 2 splits, slower)
+    ((96, 10240, 256), (64, 160, 1)),       # tests/gpu/test_matmul.py's skinny-heuristic-bias-gelu-bn160
+    ((128, 28672, 8192), (128, 256, 1)),    # no 64-row width fits a wave: the cost model's
     ((1024, 2112, 7168), (128, 160, 1)),
 ])
 def test_skinny_problems_take_64_row_tiles_in_one_wave_of_splits(mnk, decided):
     m, n, k = mnk
     _, params = choose(input_signature(plain_linear(), meta((m, k), (n, k))), None)
     assert (params.block_m, params.block_n, params.split_k) == decided, params
+
+
+def test_skinny_widths_respect_b_kn_boxes():
+    """b [K, N] loads 64-column boxes: 128 x 10240 skips 160 for 192 (2 x 54 tiles)."""
+    with FusionDefinition() as fd:
+        a, b = fd.define_tensor([-1, -1], BF16), fd.define_tensor([-1, -1], BF16)
+        fd.add_output(fd.ops.matmul(a, b))
+    _, params = choose(input_signature(fd, meta((128, 8192), (8192, 10240))), None)
+    assert (params.block_m, params.block_n, params.split_k) == (64, 192, 1), params
 
 
 def test_naming_128_row_tiles_leaves_a_skinny_problem_to_the_cost_model():

@@ -40,15 +40,19 @@ idle (at most SMS / 2), split-K counts 1..min(32, K tiles) are weighed too (meas
 below had put 26 % ahead; one measurement, not a fit): a unit costs its share of K tiles plus
 UNIT_KTILES and, split, SPLIT_KTILES (estimates, not yet measured), times the waves of units;
 the f32 partial tile shares the output tiles' memory, so fewer stages may fit.  `group_m` 8.
-Skinny problems are decided before the cost model (`skinny_decisions`): M <= SKINNY_M, and
-64 x SKINNY_BLOCK_N tiles at most one wave, take 64-row tiles SKINNY_BLOCK_N wide in as many
-splits as one wave of units holds, unsplit where that is fewer than MIN_SKINNY_SPLITS.  Measured
-on the H100 (M in {16, 64, 128} x (N, K) in {(2112, 7168), (1024, 16384), (2048, 32768),
-(7168, 16384)}): 64 x 128 tiles were the fastest of 64 x {256, 192, 128, 64} or within 7 % of it
-on every shape (one run); at one wave of units every width streams the same B bytes per unit,
-and a split's partial tile (its f32 store, reduce-add and read-back) grows with the width.  8-34
-tiles ran 1.5-3.7x faster in 3-16 splits than unsplit; 56 tiles (N = 7168) no faster in 2 splits
-(64 x 7168 x 16384: 90.3 us unsplit, 94.9 split).  tools/bench_matmul.py's skinny table compares
+Skinny problems are decided before the cost model (`skinny_decisions`): M <= SKINNY_M takes
+64-row tiles of the narrowest width whose tiles fit one wave (SMS), in as many splits as one
+wave of units holds, unsplit where that is fewer than MIN_SKINNY_SPLITS (no width fits: the cost
+model decides).  Measured on the H100 (M in {16, 64, 128} x (N, K) in {(2112, 7168),
+(1024, 16384), (2048, 32768), (7168, 16384)}): 64 x 128 tiles were the fastest of
+64 x {256, 192, 128, 64} or within 7 % of it on every shape (one run); at one wave of units
+every width streams the same B bytes per unit, and a split's partial tile (its f32 store,
+reduce-add and read-back) grows with the width.  Wider N (M in {64, 96, 128} x N in {10240,
+14336, 28672}, K = 8192; one probe run): the narrowest width within a wave was the fastest of
+the 8 unsplit 64- and 128-row variants or within 3 % of it, and at M = 96-128, N = 10240 (64 x
+160 tiles, 64.2-65.0 us) it beat the cost model's 128 x 160 tiles in 2 splits (83.7-86.0 us;
+unsplit 67.6-68.4).  8-34 tiles ran 1.5-3.7x faster in 3-16 splits than unsplit; 56 tiles
+(N = 7168) no faster in 2 splits (64 x 7168 x 16384: 90.3 us unsplit, 94.9 split).  tools/bench_matmul.py's skinny table compares
 them with the 128-row tiles the cost model picks; naming block_m 128 leaves every decision to it.
 `fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "block_m": 64, "stages": 4,
 "group_m": 4, "split_k": 8, "split_k_mode": "deterministic"})` overrides any of them; the others
@@ -93,7 +97,7 @@ MAX_SPLIT_K = 32
 # Atomic measured 1.2-2.2x faster than deterministic on the skinny shapes
 # (tools/results/bench_matmul_skinny_h100.json), whose serialized chain of reduce-adds costs more.
 DEFAULT_SPLIT_K_MODE = "atomic"
-SKINNY_M, SKINNY_BLOCK_N = 128, 128     # skinny_decisions
+SKINNY_M = 128                          # skinny_decisions
 MIN_SKINNY_SPLITS = 3                   # fewer do not pay (module docstring)
 MAX_STAGES = 6
 PRODUCER_REGS, CONSUMER_REGS = 40, 232      # 128 x 40 + 256 x 232 = 64512 of the SM's 65536
@@ -285,15 +289,16 @@ def b_kind(sig: FusionSig) -> str | None:
     return None
 
 
-def skinny_decisions(m: int, n: int, ktiles: int) -> dict:
-    """block_m, block_n and split_k of a skinny problem (module docstring), else none."""
+def skinny_decisions(m: int, n: int, ktiles: int, widths) -> dict:
+    """block_m, block_n (of `widths`) and split_k of a skinny problem (module docstring), else none."""
     if not 0 < m <= SKINNY_M or n <= 0:
         return {}
-    tiles = math.ceil(m / 64) * math.ceil(n / SKINNY_BLOCK_N)
-    if tiles > SMS:
-        return {}
-    splits = min(MAX_SPLIT_K, ktiles, SMS // tiles)
-    return {"block_m": 64, "block_n": SKINNY_BLOCK_N, "split_k": splits if splits >= MIN_SKINNY_SPLITS else 1}
+    for block_n in sorted(widths):              # the narrowest that fits: the most tiles in one wave
+        tiles = math.ceil(m / 64) * math.ceil(n / block_n)
+        if tiles <= SMS:
+            splits = min(MAX_SPLIT_K, ktiles, SMS // tiles)
+            return {"block_m": 64, "block_n": block_n, "split_k": splits if splits >= MIN_SKINNY_SPLITS else 1}
+    return {}
 
 
 def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
@@ -305,13 +310,14 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
         raise FusionError(f"matmul schedule: split_k in [1, {MAX_SPLIT_K}], got {fixed['split_k']}")
     ktiles = math.ceil(k / BLOCK_K) if k > 0 else 1
     mode = fixed.get("split_k_mode", DEFAULT_SPLIT_K_MODE)
-    if fixed.get("block_m", 64) == 64:       # 128-row tiles named: the cost model decides the rest
-        fixed = {**skinny_decisions(m, n, ktiles), **fixed}
-    block_m = fixed.get("block_m", 128)
-    candidates = []
     # b [K, N] is loaded in boxes of one 128-byte row: widths of whole boxes only.
     widths = BLOCK_NS if b_kind(sig) != "b_kn" else \
         [w for w in BLOCK_NS if w % MatmulSchedule(**base, block_n=w).b_box_cols() == 0]
+    widths = [fixed["block_n"]] if "block_n" in fixed else widths
+    if fixed.get("block_m", 64) == 64:       # 128-row tiles named: the cost model decides the rest
+        fixed = {**skinny_decisions(m, n, ktiles, widths), **fixed}
+    block_m = fixed.get("block_m", 128)
+    candidates = []
     for block_n in ([fixed["block_n"]] if "block_n" in fixed else widths):
         tiles = math.ceil(m / block_m) * math.ceil(n / block_n) if m > 0 and n > 0 else None
         # Splitting pays only when the tiles leave half the SMs idle; sizes unknown until launch: no split.

@@ -158,6 +158,10 @@ for name, kind, dtype, layout, (m, n, k), schedule in [
     CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
                   lambda dev, kd=kind, d=dtype, s=(m, n, k), bl=layout: linear_inputs(kd, d, *s, dev, bl),
                   {"scheduler": "matmul", "block_m": 64, **schedule}))
+# The heuristic's 64-row tiles where 128 wide would exceed a wave: 2 x 64 tiles of 64 x 160, the
+# second tile row 32 rows deep.
+CASES.append(("skinny-heuristic-bias-gelu-bn160", lambda: linear(BF16, EPILOGUES["bias-gelu"][1], (1,)),
+              lambda dev: linear_inputs("bias-gelu", BF16, 96, 10240, 256, dev), None))
 CASES.append(("splitk-heuristic-plain", lambda: linear(BF16, EPILOGUES["plain"][1]),
               lambda dev: linear_inputs("plain", BF16, 64, 1024, 16384, dev), None))
 BY_NAME = {c[0]: c for c in CASES}
