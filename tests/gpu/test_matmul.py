@@ -142,7 +142,8 @@ for name, kind, dtype, layout, (m, n, k), schedule in [
     CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
                   lambda dev, kd=kind, d=dtype, s=(m, n, k), bl=layout: linear_inputs(kd, d, *s, dev, bl), schedule))
 # 64-row tiles (one consumer warpgroup; the skinny kernel): ragged tile rows and columns, M = 1,
-# more tiles than SMs, 64-byte output boxes (160), f16, b [K, N], split-K in both modes.
+# more tiles than SMs, 64-byte output boxes (160), f16, b [K, N], split-K in both modes (also with
+# more splits than K tiles).
 for name, kind, dtype, layout, (m, n, k), schedule in [
         ("bm64-bias-gelu-ragged", "bias-gelu", BF16, "nk", SHAPES["ragged"], {"split_k": 1}),
         ("bm64-two-outputs-m1", "two-outputs", BF16, "nk", SHAPES["m1"], {"split_k": 1}),
@@ -152,7 +153,11 @@ for name, kind, dtype, layout, (m, n, k), schedule in [
         ("bm64-splitk-atomic-s5-silu-gate", "silu-gate", BF16, "nk", (50, 1000, 3000), {"split_k": 5}),
         ("bm64-splitk-deterministic-s8-two-outputs", "two-outputs", BF16, "nk", (64, 2112, 7168),
          {"block_n": 128, "split_k": 8, "split_k_mode": "deterministic"}),
-        ("bm64-kn-splitk-atomic-s3-plain", "plain", BF16, "kn", (100, 640, 1000), {"split_k": 3})]:
+        ("bm64-kn-splitk-atomic-s3-plain", "plain", BF16, "kn", (100, 640, 1000), {"split_k": 3}),
+        # 6 splits over 4 K tiles: splits with no K tiles still take part in the protocol
+        ("bm64-splitk-deterministic-s6-empty-splits", "bias-gelu", BF16, "nk", (64, 256, 200),
+         {"split_k": 6, "split_k_mode": "deterministic"}),
+        ("bm64-splitk-atomic-s6-empty-splits", "silu-gate", BF16, "nk", (50, 304, 200), {"split_k": 6})]:
     extra, epilogue = EPILOGUES[kind]
     op = "linear" if layout == "nk" else "matmul"
     CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
