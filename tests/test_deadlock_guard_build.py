@@ -50,6 +50,21 @@ def test_guarded_and_plain_kernels_never_share_a_cache_entry(monkeypatch, tmp_pa
     assert fd.compile(inputs, TargetOptions(deadlock_guard_ms=1000), schedule=tma).artifact.key == guarded.artifact.key
 
 
+@pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
+def test_guarded_matmul_assembles_with_serialized_wgmma(monkeypatch, tmp_path):
+    """The guard's report is a call inside wgmma's pipeline: ptxas serializes wgmma (C7510), an
+    error in a normal build and accepted in a guarded one."""
+    monkeypatch.setenv("FUSER_MLIR_CACHE_DIR", str(tmp_path))
+    with FusionDefinition() as fd:
+        x, w = fd.define_tensor([-1, -1], DataType.BFloat16), fd.define_tensor([-1, -1], DataType.BFloat16)
+        fd.add_output(fd.ops.linear(x, w))
+    inputs = [torch.empty(s, dtype=torch.bfloat16, device="meta") for s in ((64, 256), (256, 256))]
+    guarded = fd.compile(inputs, TargetOptions(deadlock_guard_ms=1000))
+    assert guarded.artifact.cubin and "trap;" in guarded.artifact.ptx
+    with pytest.raises(CompileError, match="C7510"):
+        ptxas.assemble(guarded.artifact.ptx, "sm_90a")
+
+
 def test_gpu_kernel_ptx_is_up_to_date():
     out = io.StringIO()
     status = fuser_opt.run([str(GPU_KERNEL), "--deadlock-guard-ms=1000", "--emit=ptx"], stdout=out)
