@@ -52,8 +52,9 @@ reduce-add and read-back) grows with the width.  Wider N (M in {64, 96, 128} x N
 the 8 unsplit 64- and 128-row variants or within 3 % of it, and at M = 96-128, N = 10240 (64 x
 160 tiles, 64.2-65.0 us) it beat the cost model's 128 x 160 tiles in 2 splits (83.7-86.0 us;
 unsplit 67.6-68.4).  8-34 tiles ran 1.5-3.7x faster in 3-16 splits than unsplit; 56 tiles
-(N = 7168) no faster in 2 splits (64 x 7168 x 16384: 90.3 us unsplit, 94.9 split).  tools/bench_matmul.py's skinny table compares
-them with the 128-row tiles the cost model picks; naming block_m 128 leaves every decision to it.
+(N = 7168) no faster in 2 splits (64 x 7168 x 16384: 90.3 us unsplit, 94.9 split).
+tools/bench_matmul.py's skinny table compares them with the 128-row tiles the cost model picks;
+naming block_m 128 leaves every decision to it.
 `fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "block_m": 64, "stages": 4,
 "group_m": 4, "split_k": 8, "split_k_mode": "deterministic"})` overrides any of them; the others
 are the heuristic's choice under those given.  Split-K itself: matmul_kernel.py and
