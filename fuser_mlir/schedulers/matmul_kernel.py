@@ -1,7 +1,8 @@
 """The matmul scheduler's kernel: a fusion func + a MatmulSchedule -> kernel IR (gpu + nvasync).
 
 The kernel IR it writes (block_m x 2 consumer threads: a warpgroup per 64 tile rows;
-fuser-pipeline-mbarriers adds the producer warpgroup), for the tiles t = blockIdx.x + i * gridDim.x in grouped order:
+fuser-pipeline-mbarriers adds the producer warpgroup), for the tiles t = blockIdx.x + i * gridDim.x
+in grouped order:
 
     for i in [0, my_tiles):
         (m0, n0) = the tile's origin
@@ -22,8 +23,8 @@ adjacent columns: one load of a full/col operand, one 4- or 8-byte shared-memory
 
 Output tiles: per output, block_n / box_cols boxes of [block_m, box_cols] (one swizzle row each:
 128 bytes, or 64 or 32 where 128-byte boxes do not divide block_n), written as TMA's swizzle lays
-them out: with 128-byte rows the 16-byte chunk c of row r sits at chunk c ^ (r % 8), with 64-byte rows at
-c ^ ((r / 2) % 4), with 32-byte rows at c ^ ((r / 4) % 2) (with 128-byte rows the 8 rows a warp's
+them out: the 16-byte chunk c of row r sits at chunk c ^ (r % 8) with 128-byte rows, c ^ ((r / 2)
+% 4) with 64-byte rows, c ^ ((r / 4) % 2) with 32-byte rows (with 128-byte rows the 8 rows a warp's
 store instruction covers hit 8 different chunks: no bank conflicts), and the hardware unswizzles
 when it stores the box.
 
