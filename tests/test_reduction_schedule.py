@@ -3,6 +3,7 @@ fd.ops.sum / max / min / mean / var record, with torch's dims, keepdim, dtypes a
 fusion IR they give verifies; softmax, log-softmax, RMSNorm, LayerNorm and row statistics, as users
 write them (tests/gpu/cases.py), compile on the row-reduction scheduler with derived barriers, and
 what it cannot take is a named error."""
+import re
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from fuser_mlir.frontend.normalizations import softmax
 from test_api import verify_text
 
 sys.path.insert(0, str(Path(__file__).parent / "gpu"))
-from cases import REDUCTION_CASES, normalization, reduction_inputs  # noqa: E402
+from cases import NORMALIZATIONS, REDUCTION_CASES, normalization, reduction_inputs  # noqa: E402
 
 F32, BF16, I32, BOOL = DataType.Float, DataType.BFloat16, DataType.Int32, DataType.Bool
 
@@ -146,6 +147,24 @@ def test_heuristic_holds_a_row_in_at_most_a_few_units_a_thread(cols, dtype, expe
     fd = normalization(softmax, dtype)
     params = fd.compile([torch.empty(4, cols, dtype=torch_dtype(dtype), device="meta")]).params
     assert (params.vector, params.threads, params.units, params.rows_per_cta, params.cluster) == expected
+
+
+@pytest.mark.parametrize("name, cols, dtype, ctas", [
+    ("layer_norm", 16384, BF16, 2), ("rms_norm", 12288, BF16, 2), ("softmax", 16384, F32, 2),
+    ("layer_norm", 32768, BF16, 1), ("rms_norm", 8192, BF16, 1),      # 64 elements a thread; 256 threads
+])
+def test_rows_of_512_threads_with_few_elements_are_compiled_for_two_ctas_per_sm(name, cols, dtype, ctas):
+    """ptxas fits such a kernel in 64 registers without a spill beyond a few words (two CTAs of 512
+    threads per SM); 64 elements a thread stay at one CTA (they would spill hundreds of bytes)."""
+    recipe, weights = NORMALIZATIONS[name]
+    fd = normalization(recipe, dtype, weights)
+    compiled = fd.compile(reduction_inputs(fd, (4, cols), "meta"))
+    assert compiled.params.ctas_per_sm == ctas
+    assert f".minnctapersm {ctas}" in compiled.ptx
+    log = assemble(compiled.ptx).log
+    registers = int(re.search(r"Used (\d+) registers", log).group(1))
+    spilled = int(re.search(r"(\d+) bytes spill stores", log).group(1))
+    assert (registers <= 64 and spilled <= 32) if ctas == 2 else spilled == 0, log
 
 
 def test_empty_rows_launch_nothing_and_rows_of_nothing_are_an_error():

@@ -2,8 +2,8 @@
 
 softmax, RMSNorm (with weight), LayerNorm (with weight and bias), a row sum, a column sum and a
 sum of every element over bf16 tensors of rows in {4096, 32768} x columns in {1024, 4096, 8192,
-32768} (fuser_mlir.frontend.normalizations records them as users write them; the row- and
-outer-reduction schedulers run them).  Every system is timed
+32768} (`--cols` for other row lengths; fuser_mlir.frontend.normalizations records them as users
+write them; the row- and outer-reduction schedulers run them).  Every system is timed
 as users call it (tools/timing.py device_ms: `fd.execute(inputs)` allocating its outputs, the
 torch expression, a static-shape torch.compile per shape); effective TB/s = (bytes read + written)
 / median time, the bytes of the inputs and the outputs as each system returns them.  Each row
@@ -63,11 +63,11 @@ def inputs_for(weights, rows, cols, device):
     return [x] + params
 
 
-def build(names):
+def build(names, columns):
     for name in names:
         make, _, weights = FUSIONS[name]
         for rows in ROWS:           # the outer-reduction scheduler splits by the row count
-            for cols in COLS:
+            for cols in columns:
                 make().compile(inputs_for(weights, rows, cols, "meta"))
         print("built", name)
 
@@ -76,14 +76,14 @@ def _nbytes(tensors):
     return sum(t.numel() * t.element_size() for t in tensors)
 
 
-def bench(json_path, names):
+def bench(json_path, names, columns):
     results = {"device": torch.cuda.get_device_name(), "copy_TBps": copy_tbps(), "rows": []}
     copies = {}                     # (rows, cols): a clone of x's TB/s
     for name in names:
         make, eager, weights = FUSIONS[name]
         fd = make()
         for rows in ROWS:
-            for cols in COLS:
+            for cols in columns:
                 torch._dynamo.reset()
                 compiled = torch.compile(eager, dynamic=False)
                 inputs = inputs_for(weights, rows, cols, "cuda")
@@ -116,11 +116,13 @@ def bench(json_path, names):
 def main():
     p = bench_arguments(__doc__)
     p.add_argument("--fusions", default=",".join(FUSIONS), help=f"comma-separated, some of {', '.join(FUSIONS)}")
+    p.add_argument("--cols", default=",".join(map(str, COLS)), help="comma-separated row lengths (default: the table's)")
     args = p.parse_args()
     names = args.fusions.split(",")
     if set(names) - set(FUSIONS):
         p.error(f"--fusions takes some of {', '.join(FUSIONS)}")
-    build(names) if args.build else bench(args.json, names)
+    columns = [int(c) for c in args.cols.split(",")]
+    build(names, columns) if args.build else bench(args.json, names, columns)
 
 
 if __name__ == "__main__":

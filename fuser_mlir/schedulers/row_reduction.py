@@ -40,7 +40,16 @@ Measured on the H100 (bf16):
   2.77 and softmax 1.6 % slower; split over 2 CTAs of a cluster (512 x 4 or 256 x 8) 1.5-2.5
   TB/s for the normalizations: half the bytes in flight on an SM that holds one CTA either way;
 - 65536-262144 columns over clusters of 2-8: 1.9-2.6 TB/s for the normalizations (1.07-1.27x
-  torch.compile), 2.6-3.2 for a row sum.
+  torch.compile), 2.6-3.2 for a row sum;
+- 16384 columns (512 x 4 units x 8), compiled for two CTAs per SM (`ctas_per_sm`: 64 registers a
+  thread) against one (LayerNorm 80 registers, RMSNorm 73), 32768 / 4096 rows: LayerNorm 2.92 /
+  2.40 TB/s against 2.40 / 2.21, RMSNorm 3.02 / 2.50 against 2.79 / 2.40; softmax and the row sum
+  (63 registers or fewer, two CTAs either way) the same.  At 32768 columns (64 elements a thread)
+  64 registers spill 192-392 bytes and ran 1.1-1.6 TB/s against 2.8-2.96: one CTA.
+- Tried, slower, not kept (one run each): persistent CTAs prefetching their next rows by TMA
+  into a ring of 2-3 row buffers in shared memory (fuser-pipeline-mbarriers) ran every
+  32768-column row 3-12 % slower (LayerNorm 4096 x 32768: 2.43 against 2.75 TB/s); rows held in
+  registers as loaded (bf16) instead of as f32 changed nothing measurable.
 """
 from __future__ import annotations
 
@@ -59,6 +68,7 @@ MAX_CLUSTER = 8                 # the portable cluster size
 SHORT_ROWS_CTA = 256            # a CTA's threads where a row needs 64 or fewer: several rows side by side
 TARGET_UNITS = 4                # units a thread holds when the row is long enough
 MAX_UNITS = 8                   # registers: 8 x 8 bf16 lanes per full input and thread
+TWO_CTA_ELEMENTS = 32           # elements a 512-thread CTA's thread holds in 64 registers (ctas_per_sm)
 IN_KINDS = ("full", "cols", "value")
 OUT_KINDS = ("full", "row")
 I32_MAX = 2 ** 31 - 1
@@ -80,6 +90,15 @@ class RowReductionSchedule:
     def group(self) -> int:
         """Threads that hold one row."""
         return self.threads // self.rows_per_cta
+
+    @property
+    def ctas_per_sm(self) -> int:
+        """CTAs per SM the kernel is compiled for (ptxas's register cap): 2 for a row a 512-thread CTA
+        whose threads hold at most TWO_CTA_ELEMENTS elements (rows of up to 16K 16-bit elements), so
+        one CTA's loads overlap the other's reductions and stores; else 1 (module docstring; rows
+        over a cluster are not measured so)."""
+        return 2 if self.threads == WIDE_THREADS and self.cluster == 1 \
+            and self.units * self.vector <= TWO_CTA_ELEMENTS else 1
 
     @property
     def capacity(self) -> int:

@@ -42,7 +42,7 @@ def build_kernel(func_op, schedule: RowReductionSchedule, kernel_name: str, inse
     """Insert the kernel for fusion `func_op` as `gpu.func @kernel_name` at `insertion_point`."""
     check_right_aligned(func_op)
     return build_kernel_with(_KernelBuilder, func_op, schedule, kernel_name, schedule.threads, insertion_point,
-                             cluster=schedule.cluster)
+                             min_ctas=schedule.ctas_per_sm, cluster=schedule.cluster)
 
 
 class _KernelBuilder:

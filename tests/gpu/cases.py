@@ -195,6 +195,8 @@ REDUCTION_CASES = [
         ("softmax", DataType.BFloat16, 7, 65536), ("layer_norm", DataType.BFloat16, 3, 100000),
         ("rms_norm", DataType.Float, 2, 131072), ("row_stats", DataType.Half, 5, 65544),
         ("log_softmax", DataType.BFloat16, 2, 262144), ("layer_norm", DataType.Float, 1, 40000),
+        # 512 threads of at most 32 elements, compiled for two CTAs per SM (64 registers)
+        ("layer_norm", DataType.BFloat16, 300, 16384), ("rms_norm", DataType.BFloat16, 1000, 12288),
     ]]
 
 
