@@ -1,5 +1,10 @@
 """The one timing method every benchmark uses, for every system in the same run.
 
+- Every device timing first warms up: calls until WARMUP_MS of GPU time have passed (as
+  triton.testing.do_bench does), so an idle GPU's clock has ramped up before the first sample
+  (measured on the H100: at 345 MHz idle, a first sample after 5 calls of a 0.19 ms LayerNorm read
+  2.65 TB/s, the next ones 2.86; the benchmarks time fuser_mlir first in each row, after the
+  previous row's torch.compile left the GPU idle).
 - `device_ms`: median over samples of the mean CUDA-event time of `repeat` back-to-back calls,
   L2 flushed before each sample.  Back-to-back calls let the host prepare the next launch while
   the kernel runs, as in a real program; host cost still shows whenever it exceeds the kernel's.
@@ -21,6 +26,7 @@ import time
 import torch
 
 _L2_FLUSH_BYTES = 128 << 20       # > the H100's 50 MiB L2
+WARMUP_MS = 25
 
 
 def flush_l2(_buffer=[]):
@@ -33,10 +39,24 @@ def flush_l2(_buffer=[]):
     _buffer[0].sum()
 
 
-def device_ms(fn, warmup=5, samples=15, repeat=8) -> float:
-    for _ in range(warmup):
+def warm_up(fn, calls=5) -> None:
+    """At least `calls` calls, then more until WARMUP_MS of GPU time have passed (module docstring)."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    done = 0
+    while True:
         fn()
-    torch.cuda.synchronize()
+        done += 1
+        if done >= calls:
+            end.record()
+            end.synchronize()
+            if start.elapsed_time(end) >= WARMUP_MS:
+                return
+            calls = 2 * done              # double until the warm-up is long enough
+
+
+def device_ms(fn, warmup=5, samples=15, repeat=8) -> float:
+    warm_up(fn, warmup)
     times = []
     for _ in range(samples):
         flush_l2()
@@ -54,8 +74,7 @@ def cold_device_ms(fn, samples=40, warmup=5) -> float:
     """For kernels whose data fits in L2 (a skinny GEMM's 15-35 MB of weights): every call after its
     own L2 flush, timed alone; median.  The flush kernel keeps the GPU busy while the host
     enqueues the call, so host cost does not show (it does in `device_ms`)."""
-    for _ in range(warmup):
-        fn()
+    warm_up(fn, warmup)
     events = []
     for _ in range(samples):
         flush_l2()
