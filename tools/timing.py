@@ -8,8 +8,11 @@
 - `device_ms`: median over samples of the mean CUDA-event time of `repeat` back-to-back calls,
   L2 flushed before each sample.  Back-to-back calls let the host prepare the next launch while
   the kernel runs, as in a real program; host cost still shows whenever it exceeds the kernel's.
-- `cold_device_ms`: each call alone after its own L2 flush (data that fits in L2); `copy_tbps`: the
-  device-to-device copy rate, the memory floor's rate.
+- `cold_device_ms`: each call alone after its own L2 flush (data that fits in L2) and a GPU spin of
+  SPIN_US, neither timed, so the call is enqueued before the GPU reaches the start event even when
+  the host is slow (without the spin, rows of the skinny table ran 2-7x their re-measured time
+  when the host's launch fell inside the timed window); `copy_tbps`: the device-to-device copy
+  rate, the memory floor's rate.
 - `host_us`: host time per call (perf_counter around a batch of calls that the GPU keeps up with),
   median over samples: what a call costs the Python thread.
 - `bench_arguments` / `save`: the command line every benchmark shares (--build, --json) and its
@@ -27,6 +30,8 @@ import torch
 
 _L2_FLUSH_BYTES = 128 << 20       # > the H100's 50 MiB L2
 WARMUP_MS = 25
+SPIN_US = 100
+_SPIN_CYCLES = SPIN_US * 2000       # at the H100's ~2 GHz
 
 
 def flush_l2(_buffer=[]):
@@ -78,6 +83,7 @@ def cold_device_ms(fn, samples=40, warmup=5) -> float:
     events = []
     for _ in range(samples):
         flush_l2()
+        torch.cuda._sleep(_SPIN_CYCLES)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         fn()
