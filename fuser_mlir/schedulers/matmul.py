@@ -58,7 +58,12 @@ naming block_m 128 leaves every decision to it.
 `fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "block_m": 64, "stages": 4,
 "group_m": 4, "split_k": 8, "split_k_mode": "deterministic"})` overrides any of them; the others
 are the heuristic's choice under those given.  Split-K itself: matmul_kernel.py and
-passes/tma_reduce_store.py.
+passes/tma_reduce_store.py.  Tried and not kept (one probe run): a tile's splits as one thread
+block cluster, their accumulators added through distributed shared memory in a tree of cluster
+barriers (consumer-issued loads, so the tree stays in the kernel's top-level block): correct, and
+slower at 64 x 2112 x 7168 -- 31-37 us in clusters of 8, 22.1 us in 4-CTA clusters of 128-wide
+tiles (68 CTAs), 28.0 in 4-CTA clusters of 64-wide ones (132 CTAs), against 21.4 us in atomic
+mode; large clusters do not fill the 132 SMs of the H100's GPCs at once.
 """
 from __future__ import annotations
 
@@ -95,7 +100,7 @@ TWO_STAGE_COST = 1.3
 UNIT_KTILES = 2.0
 SPLIT_KTILES = 2.0
 MAX_SPLIT_K = 32
-# Atomic measured 1.2-2.2x faster than deterministic on the skinny shapes
+# Atomic measured 1.03-1.83x faster than deterministic on the skinny shapes
 # (tools/results/bench_matmul_skinny_h100.json), whose serialized chain of reduce-adds costs more.
 DEFAULT_SPLIT_K_MODE = "atomic"
 SKINNY_M = 128                          # skinny_decisions
