@@ -10,9 +10,9 @@
   the kernel runs, as in a real program; host cost still shows whenever it exceeds the kernel's.
 - `cold_device_ms`: each call alone after its own L2 flush (data that fits in L2) and a GPU spin of
   SPIN_US, neither timed, so the call is enqueued before the GPU reaches the start event even when
-  the host is slow (without the spin, rows of the skinny table ran 2-7x their re-measured time
-  when the host's launch fell inside the timed window); `copy_tbps`: the device-to-device copy
-  rate, the memory floor's rate.
+  the host is slow (rows of the skinny table once ran 2-7x their re-measured time, which a launch
+  falling inside the timed window explains; the first run with the spin had no such row);
+  `copy_tbps`: the device-to-device copy rate, the memory floor's rate.
 - `host_us`: host time per call (perf_counter around a batch of calls that the GPU keeps up with),
   median over samples: what a call costs the Python thread.
 - `bench_arguments` / `save`: the command line every benchmark shares (--build, --json) and its
@@ -77,7 +77,7 @@ def device_ms(fn, warmup=5, samples=15, repeat=8) -> float:
 
 def cold_device_ms(fn, samples=40, warmup=5) -> float:
     """For kernels whose data fits in L2 (a skinny GEMM's 15-35 MB of weights): every call after its
-    own L2 flush, timed alone; median.  The flush kernel keeps the GPU busy while the host
+    own L2 flush, timed alone; median.  The flush and the spin keep the GPU busy while the host
     enqueues the call, so host cost does not show (it does in `device_ms`)."""
     warm_up(fn, warmup)
     events = []
