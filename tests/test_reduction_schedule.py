@@ -149,6 +149,22 @@ def test_heuristic_holds_a_row_in_at_most_a_few_units_a_thread(cols, dtype, expe
     assert (params.vector, params.threads, params.units, params.rows_per_cta, params.cluster) == expected
 
 
+def test_ctas_per_sm_follows_the_decisions_unless_named():
+    """`ctas_per_sm` is the rule's for the schedule's threads and units (a 16K row: 2; with 256
+    threads x 8 units: 1), a named one is compiled as named, and one past 2048 threads an SM is
+    an error."""
+    fd = normalization(NORMALIZATIONS["rms_norm"][0], BF16, NORMALIZATIONS["rms_norm"][1])
+    example = reduction_inputs(fd, (4, 16384), "meta")
+    assert fd.compile(example).params.ctas_per_sm == 2
+    assert fd.compile(example, schedule={"scheduler": "row_reduction", "threads": 256, "units": 8}
+                      ).params.ctas_per_sm == 1
+    compiled = fd.compile(example, schedule={"scheduler": "row_reduction", "threads": 256, "units": 8,
+                                             "ctas_per_sm": 3})
+    assert compiled.params.ctas_per_sm == 3 and ".minnctapersm 3" in compiled.ptx
+    with pytest.raises(FusionError, match="ctas_per_sm at least 1 and at most 2048 threads an SM"):
+        fd.compile(example, schedule={"scheduler": "row_reduction", "ctas_per_sm": 5})
+
+
 @pytest.mark.parametrize("name, cols, dtype, ctas", [
     ("layer_norm", 16384, BF16, 2), ("rms_norm", 12288, BF16, 2), ("softmax", 16384, F32, 2),
     ("layer_norm", 32768, BF16, 1), ("rms_norm", 8192, BF16, 1),      # 64 elements a thread; 256 threads

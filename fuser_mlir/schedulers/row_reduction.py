@@ -28,7 +28,9 @@ The heuristic.  vector: 16 bytes of the narrowest dtype, halved until it divides
 warp for rows of at most 32 units, else the smallest power of two in [64, 512] with at most 4
 units a thread, more units (up to MAX_UNITS) where 512 threads need them, and rows that 512 x
 MAX_UNITS units do not hold split over a cluster of 2, 4 or 8 CTAs (up to 256K bf16 elements;
-longer rows are an error); groups of 64 threads or fewer share CTAs of SHORT_ROWS_CTA threads.
+longer rows are an error); groups of 64 threads or fewer share CTAs of SHORT_ROWS_CTA threads;
+ctas_per_sm (choose_ctas_per_sm): 2 for 512-thread rows of at most 32 elements a thread, else
+ptxas's choice.  Every decision can be named in `schedule=`; ctas_per_sm, unless named, follows the rest.
 Measured on the H100 (bf16):
 - 32768 rows of 1024: 64 threads x 2 units run a LayerNorm at 2.80 TB/s where 128 x 1 ran 2.38
   and a warp x 4 units 2.71; 4 such rows a CTA 2.77-2.86 TB/s over four fusions, level with one
@@ -53,6 +55,18 @@ Measured on the H100 (bf16):
   instead of as f32 changed nothing measurable; computing every unit's outputs before the first
   store (so a norm's weight loads need not wait behind stores) made LayerNorm spill and run
   8-16 % slower, RMSNorm between 1 % slower and 5 % faster.
+- Also tried and not kept (two runs each, the kernels of both variants in one run):
+  - a var's mean and squared deviations in one fold of per-thread (count, sum, M2) merged by
+    Chan's formula (one barrier round less): LayerNorm 32768 x 8192 2.55 against 3.02 TB/s (81
+    registers, past the 80 that 3 CTAs of 256 threads allow) and 0.97-0.99x on the other table
+    rows; only 16384 columns gained (3.03 against 2.89);
+  - rows over a cluster of 2 or 4 CTAs compiled for two CTAs per SM (512 x 4 or 512 x 2 units
+    of 8): 0.6-0.9x one CTA of 512 x 8 at 16384 and 32768 columns;
+  - 64 registers (`ctas_per_sm` = 1024 / threads) for 128- and 256-thread rows of 1024-8192
+    columns: softmax within 1 %, RMSNorm 0-2 % slower, LayerNorm (28 bytes of spill) 3-5 %
+    slower; 3 CTAs of 256 threads for 8192 columns: the same as ptxas's choice;
+  - the 4096-row tables are not a wave-quantization tail: 3960, 4092, 4096 and 4224 rows of
+    32768 ran within the run-to-run spread (softmax 2.75-2.80 TB/s), 8192 rows 2.84-2.86.
 """
 from __future__ import annotations
 
@@ -72,6 +86,7 @@ SHORT_ROWS_CTA = 256            # a CTA's threads where a row needs 64 or fewer:
 TARGET_UNITS = 4                # units a thread holds when the row is long enough
 MAX_UNITS = 8                   # registers: 8 x 8 bf16 lanes per full input and thread
 TWO_CTA_ELEMENTS = 32           # elements a 512-thread CTA's thread holds in 64 registers (ctas_per_sm)
+MAX_THREADS_PER_SM = 2048
 IN_KINDS = ("full", "cols", "value")
 OUT_KINDS = ("full", "row")
 I32_MAX = 2 ** 31 - 1
@@ -88,20 +103,12 @@ class RowReductionSchedule:
     units: int                   # units per thread: a row holds at most group x units x vector elements
     rows_per_cta: int = 1        # rows a CTA reduces side by side, `group` threads each
     cluster: int = 1             # CTAs of a cluster sharing one row (its distributed shared memory)
+    ctas_per_sm: int = 1         # CTAs per SM the kernel is compiled for (ptxas's register cap)
 
     @property
     def group(self) -> int:
         """Threads that hold one row."""
         return self.threads // self.rows_per_cta
-
-    @property
-    def ctas_per_sm(self) -> int:
-        """CTAs per SM the kernel is compiled for (ptxas's register cap): 2 for a row a 512-thread CTA
-        whose threads hold at most TWO_CTA_ELEMENTS elements (rows of up to 16K 16-bit elements), so
-        one CTA's loads overlap the other's reductions and stores; else 1 (module docstring; rows
-        over a cluster are not measured so)."""
-        return 2 if self.threads == WIDE_THREADS and self.cluster == 1 \
-            and self.units * self.vector <= TWO_CTA_ELEMENTS else 1
 
     @property
     def capacity(self) -> int:
@@ -182,6 +189,14 @@ def choose_threads(cols: int, vector: int) -> tuple[int, int, int, int]:
     return group * rows_per_cta, max(1, math.ceil(chunks / (group * cluster))), rows_per_cta, cluster
 
 
+def choose_ctas_per_sm(threads: int, units: int, vector: int, cluster: int) -> int:
+    """2 for a row a 512-thread CTA whose threads hold at most TWO_CTA_ELEMENTS elements (rows of
+    up to 16K 16-bit elements): 64 registers a thread, so one CTA's loads overlap the other's
+    reductions and stores; else 1, ptxas's choice (module docstring; rows over a cluster are not
+    measured so)."""
+    return 2 if threads == WIDE_THREADS and cluster == 1 and units * vector <= TWO_CTA_ELEMENTS else 1
+
+
 def reduction_problem(sig: FusionSig) -> str | None:
     """Why a reduction scheduler cannot take `sig` whatever its shapes (None: it may): no
     reduction, ops neither pointwise nor reductions, tensors not floating-point."""
@@ -246,18 +261,20 @@ class _RowReduction:
                               "scheduled yet")
         return RowReductionSchedule(in_dtypes, out_dtypes, tuple(input_kind(t, shape) for t in sig.inputs),
                                     tuple(output_kind(t, shape) for t in sig.outputs), vector, threads, units,
-                                    rows_per_cta, cluster)
+                                    rows_per_cta, cluster, choose_ctas_per_sm(threads, units, vector, cluster))
 
     def encode(self, params: RowReductionSchedule) -> dict:
         return {"vector": params.vector, "threads": params.threads, "units": params.units,
-                "rows_per_cta": params.rows_per_cta, "cluster": params.cluster, "in_kinds": ",".join(params.in_kinds),
+                "rows_per_cta": params.rows_per_cta, "cluster": params.cluster, "ctas_per_sm": params.ctas_per_sm,
+                "in_kinds": ",".join(params.in_kinds),
                 "out_kinds": ",".join(params.out_kinds)}
 
     def decode(self, sig: FusionSig, fields: dict) -> RowReductionSchedule:
         """The decisions in `fields`, the heuristic's for the rest; `in_kinds` / `out_kinds`, when
-        given, as the API derived them from concrete shapes (fusion IR may say `?` for N)."""
+        given, as the API derived them from concrete shapes (fusion IR may say `?` for N);
+        `ctas_per_sm`, when not given, follows the rule for the decisions taken."""
         params = self.heuristic(sig)
-        numbers = ("vector", "threads", "units", "rows_per_cta", "cluster")
+        numbers = ("vector", "threads", "units", "rows_per_cta", "cluster", "ctas_per_sm")
         unknown = set(fields) - set(numbers) - {"in_kinds", "out_kinds"}
         ints = {k: fields[k] for k in numbers if k in fields}
         kinds = {k: tuple(str(fields[k]).split(",")) if k in fields else getattr(params, k)
@@ -265,17 +282,23 @@ class _RowReduction:
         if unknown or any(not isinstance(v, int) for v in ints.values()) \
                 or len(kinds["in_kinds"]) != len(sig.inputs) or len(kinds["out_kinds"]) != len(sig.outputs) \
                 or set(kinds["in_kinds"]) - set(IN_KINDS) or set(kinds["out_kinds"]) - set(OUT_KINDS):
-            raise FusionError(f"row_reduction schedule takes integers vector, threads, units, rows_per_cta, cluster and "
+            raise FusionError(f"row_reduction schedule takes integers vector, threads, units, rows_per_cta, cluster, "
+                              f"ctas_per_sm and "
                               f"one kind per input "
                               f"({', '.join(IN_KINDS)}) and output ({', '.join(OUT_KINDS)}), got {fields}")
         params = replace(params, in_kinds=kinds["in_kinds"], out_kinds=kinds["out_kinds"], **ints)
+        if "ctas_per_sm" not in ints:
+            params = replace(params, ctas_per_sm=choose_ctas_per_sm(params.threads, params.units, params.vector,
+                                                                    params.cluster))
         if params.vector not in (1, 2, 4, 8) or params.threads not in (32, 64, 128, 256, 512, 1024) \
                 or not 1 <= params.units <= 2 * MAX_UNITS or params.rows_per_cta not in (1, 2, 4, 8, 16, 32) \
                 or params.group < 32 or params.cluster not in (1, 2, 4, 8) \
-                or (params.cluster > 1 and params.rows_per_cta > 1):
+                or (params.cluster > 1 and params.rows_per_cta > 1) \
+                or not 1 <= params.ctas_per_sm <= MAX_THREADS_PER_SM // params.threads:
             raise FusionError(f"row_reduction schedule {fields} is out of range (vector 1/2/4/8, threads a power "
                               f"of two in [32, 1024], units 1-{2 * MAX_UNITS}, rows_per_cta a power of two leaving "
-                              f"a row at least 32 threads, cluster 1/2/4/8 with one row a CTA)")
+                              f"a row at least 32 threads, cluster 1/2/4/8 with one row a CTA, ctas_per_sm at "
+                              f"least 1 and at most {MAX_THREADS_PER_SM} threads an SM)")
         return params
 
     def build(self, func_op, params: RowReductionSchedule, kernel_name: str, insertion_point):

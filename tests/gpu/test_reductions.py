@@ -72,3 +72,15 @@ def test_nan_and_inf_propagate_as_in_torch(name):
         if finite.any():
             err = (o.double()[finite] - r[finite]).norm() / r[finite].norm().clamp_min(1e-30)
             assert err < TOLERANCE[t.dtype], f"{name}: relative error {err:.3e} for {t!r}"
+
+
+@pytest.mark.parametrize("name", ["layer_norm-Float-7x777", "layer_norm-Float-1x40000", "row_stats-Float-1x2"])
+def test_variance_of_rows_far_from_zero(name):
+    """Rows of mean 1000 and deviation 1 (f32): every output within 1e-4 of float64's.  A sum of
+    squares less the squared mean cancels six of f32's seven digits here; the two-pass variance
+    (the mean, then the squared deviations) does not, and y is bounded by the f32 mean's rounding
+    (1000 x 2^-24 against deviations of 1)."""
+    fd, out, refs = run(name, lambda x: x.add_(1000.0))
+    for o, r, t in zip(out, refs, fd.outputs):
+        err = (o.double() - r).norm() / r.norm().clamp_min(1e-30)
+        assert err < 1e-4, f"{name}: relative error {err:.3e} for {t!r}"
