@@ -95,14 +95,15 @@ OPS = [
         semantics=Semantics(), ptx="red.release.gpu.global.add.s32"),
     _op("wait_flag", "Acquire a semaphore: each executing thread spins until the i32 at global address "
         "`flag` is at least `value` (ld.acquire.gpu), so what the releasers wrote before their release "
-        "is visible to it.",
+        "is visible to it -- and, `for_group`, to every thread of the group reaching the divergent "
+        "branch it runs in, once fuser-insert-syncs' barrier after that branch orders them after it.",
         operands=[Operand("flag", "global_ptr"), Operand("value", "i32")],
+        attrs=[Attr("for_group", "bool", False)],
         semantics=Semantics(), ptx="ld.acquire.gpu.global.b32 in a retry loop"),
-    _op("reset_flag", "Leave a semaphore ready for the next launch: each executing thread (every one "
-        "of them past its wait_flag) adds 1 to `flag`; the thread whose add brings it to `count` "
-        "stores 0.  No thread still waits on it then, and no other CTA touches it again.",
-        operands=[Operand("flag", "global_ptr")], attrs=[Attr("count", "i32")],
-        semantics=Semantics(), ptx="atom.add.relaxed.gpu.global.s32; @last st.relaxed.gpu.global.b32 0"),
+    _op("reset_flag", "Leave a semaphore ready for the next launch: its only waiter, past a wait_flag "
+        "that saw the last release, stores 0.  No release follows, and no other CTA touches it again.",
+        operands=[Operand("flag", "global_ptr")],
+        semantics=Semantics(), ptx="st.relaxed.gpu.global.b32 0"),
     _op("split_k_store", "A scheduler's mark (fuser-tma-reduce-store rewrites it): split `split` of a "
         "split-K tile adds its partial box `src` into the f32 workspace tile at `coords` (`desc`) -- or, "
         "mode slots, stores it into a slot of its own there --, and signals semaphore `flag` once its run "
@@ -114,9 +115,10 @@ OPS = [
         semantics=Semantics(reads=("src",), proxy="async", completion="bulk_group"),
         ptx="(rewritten by fuser-tma-reduce-store)"),
     _op("split_k_wait", "A scheduler's mark (fuser-tma-reduce-store rewrites it): the last of `splits` "
-        "splits of a tile waits, in every executing thread, until the other splits' partials are in its "
-        "workspace tile, and leaves the tile's semaphore `flag` ready for the next launch.",
-        operands=[Operand("flag", "global_ptr")], attrs=[Attr("splits", "i32")],
+        "splits of a tile waits until the other splits' partials are in its workspace tile, for every "
+        "executing thread, and leaves the tile's semaphore `flag` ready for the next launch; `issuer` "
+        "selects the thread that acquires for the others (the kernel's TMA issuer).",
+        operands=[Operand("flag", "global_ptr"), Operand("issuer", "i1")], attrs=[Attr("splits", "i32")],
         semantics=Semantics(), ptx="(rewritten by fuser-tma-reduce-store)"),
     _op("fence_proxy_async", "Order generic-proxy accesses before async-proxy ones "
         "(space: shared::cta | shared::cluster | global | all).",
@@ -326,10 +328,6 @@ def _check_split_k_wait(view):
     return _flag(view) + ([] if view.splits >= 2 else [f"a split-K tile has at least 2 splits, got {view.splits}"])
 
 
-def _check_reset_flag(view):
-    return _flag(view) + ([] if view.count >= 1 else [f"count must be positive, got {view.count}"])
-
-
 def _check_bulk_wait(view):
     return [] if 0 <= view.pending <= 63 else [f"pending must be in [0, 63], got {view.pending}"]
 
@@ -480,7 +478,7 @@ _CHECKS = {
     "tma_reduce": _check_tma_reduce,
     "split_k_store": _check_split_k_store,
     "split_k_wait": _check_split_k_wait,
-    "reset_flag": _check_reset_flag,
+    "reset_flag": _flag,
     "wait_flag": _flag,
     "release_flag": _flag,
     "bulk_wait": _check_bulk_wait,

@@ -22,6 +22,9 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
     group after the store and waits `cp.async.bulk.wait_group.read N` *before* the barrier that
     releases the writers (the last barrier on the path), N = bulk groups it surely commits in
     between (multi-buffered stores keep N in flight).  Before kernel exit: `wait_group.read 0`.
+  * semaphore acquired for a group (`nvasync.wait_flag` `for_group`) by a subset of it, e.g. the
+    issuing thread: a barrier over the group right after the outermost divergent branch holding
+    the wait (CUTLASS's Semaphore::wait), so the others' accesses follow the acquire.
   * TMA store/reduce -> semaphore release (`nvasync.release_flag`): the issuer waits
     `cp.async.bulk.wait_group 0` *without* `.read` (which covers only the smem source) right
     before releasing, so other CTAs that acquire see the global writes (Triton PR #10415).
@@ -71,8 +74,8 @@ from mlir.dialects import arith, scf
 
 from ..diagnostics import file_location
 from ..dialects import nvasync
-from .smem_model import (CLUSTER_SYNC, Access, Threads, accesses, barrier_orders, elect_op, kernels, memref_bytes,
-                         op_key, parent_ops, record_loop_steps, same_thread_mapping, threads_of)
+from .smem_model import (CLUSTER_SYNC, Access, Threads, accesses, barrier_orders, divergence_root, elect_op, kernels,
+                         memref_bytes, op_key, parent_ops, record_loop_steps, same_thread_mapping, threads_of)
 from .sync_paths import _block_of, chain, find_path, insertion_point, invalidate
 
 DERIVED = "fuser.derived"
@@ -165,11 +168,38 @@ class _Inserter:
 
     def run(self):
         self.complete_standalone_loads()
+        self.share_acquires()
         self.place_barriers()
         self.place_cluster_exit()
         self.place_cluster_start()
         self.place_mbarrier_init_fences()
         self.place_bulk_waits()
+
+    # --- semaphores acquired by one thread for its group -------------------------------------------
+    def share_acquires(self):
+        """A wait_flag `for_group` run by one thread (or a subset) of the group reaching its
+        branch: a barrier over that group right after the outermost such branch, so the others'
+        accesses follow the acquire (release -> acquire -> bar.sync is a causality chain in the
+        PTX memory model)."""
+        waits = []
+        self.func.walk(lambda op: waits.append(op) or ir.WalkResult.ADVANCE
+                       if op.name == "nvasync.wait_flag" and ir.BoolAttr(op.attributes["for_group"]).value
+                       else ir.WalkResult.ADVANCE)
+        for wait in waits:
+            branch = divergence_root(wait)
+            if branch is None:
+                continue
+            group = threads_of(branch).role
+            siblings = _siblings(branch)
+            after = siblings[siblings.index(op_key(branch)) + 1]
+            if after.name in BARRIERS and threads_of(after).role == group:
+                continue
+            reason = f"acquire -> the group's later accesses: {describe(wait)}"
+            with ir.InsertionPoint(after), after.location:
+                if group is None:
+                    mark(nvasync.SyncThreadsOp(), reason)
+                else:
+                    mark(nvasync.NamedBarrierOp(id=self.barrier_id(group, wait), threads=32 * group[1]), reason)
 
     # --- standalone TMA loads --------------------------------------------------------------------
     def complete_standalone_loads(self):

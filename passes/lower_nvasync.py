@@ -308,12 +308,7 @@ class _FunctionLowering:
         self.spin(view, reached, [view.value])
 
     def _reset_flag(self, view):
-        llvm.inline_asm(None, [view.flag, self.i32(view.count - 1)],
-                        "{ .reg .s32 old; .reg .pred last;\n"
-                        "atom.relaxed.gpu.global.add.s32 old, [$0], 1;\n"
-                        "setp.eq.s32 last, old, $1;\n"
-                        "@last st.relaxed.gpu.global.b32 [$0], 0; }",
-                        "l,r", has_side_effects=True)
+        llvm.inline_asm(None, [view.flag], "st.relaxed.gpu.global.b32 [$0], 0;", "l", has_side_effects=True)
 
     # --- fences and barriers --------------------------------------------------------------------
     def _fence_proxy_async(self, view):

@@ -277,6 +277,17 @@ def threads_of(op) -> Threads:
     return _threads[key]
 
 
+def divergence_root(op):
+    """The innermost op enclosing `op` that whole warps reach (the block, a warp role or a
+    warp-aligned branch: its group) -- the outermost of the divergent branches and loops `op`
+    sits in -- or None where whole warps run `op` itself.  A semaphore acquired by `op` reaches
+    the rest of the group through a barrier right after it."""
+    threads = threads_of(op)
+    if threads.issuer is None and not threads.subset:
+        return None
+    return next((p for p in parent_ops(op) if threads_of(p).issuer is None and not threads_of(p).subset), None)
+
+
 def _threads_of(op) -> Threads:
     func = enclosing_func(op)
     total = warp_count(func)

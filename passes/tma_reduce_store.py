@@ -17,11 +17,14 @@ The pass rewrites a run of split_k_stores, by mode:
   * slots: TMA-stores its boxes (`coords` name a workspace slot of the split's own), then
     `release_flag(flag, 1)`.  The splits run in any order; the last split folds the slots in split
     order, so any fold (max, min, not only add) is bitwise reproducible.
-and a split_k_wait (both modes) into `wait_flag(flag, splits - 1)` in every executing thread, then
-`reset_flag(flag, splits - 1 + threads)`: the last of those threads to pass sets the flag back to 0.
-Syncs are not written here: fuser-insert-syncs adds the bulk commit and the `wait_group 0`
-without `.read` that completes the global writes before the release; fuser-insert-proxy-fences
-the `fence.proxy.async.global` between an acquire and a TMA store/reduce that follows it.
+and a split_k_wait (every mode) into `wait_flag(flag, splits - 1)` then `reset_flag(flag)` on its
+`issuer` thread alone (`scf.if issuer`): one thread polls the flag and, as its only waiter once
+every release is in, sets it back to 0 with a plain store -- no atomic round trip -- and the
+other threads are ordered after its acquire by the barrier after the branch (CUTLASS's
+Semaphore::wait does the same).  Syncs are not written here: fuser-insert-syncs adds that
+barrier, the bulk commit and the `wait_group 0` without `.read` that completes the global writes
+before a release; fuser-insert-proxy-fences the `fence.proxy.async.global` between an acquire
+and a TMA store/reduce that follows it.
 
 Forward progress: a split waits only for lower splits of its own tile.  The scheduler numbers a
 tile's splits in consecutive work units, each CTA takes its units in increasing order and every
@@ -30,7 +33,8 @@ splits with no K tiles (they add zeros and still release).
 
 Contract
   in:  gpu.func kernels with `gpu.known_block_size`; split_k_stores under the kernel's issue
-       predicate; split_k_waits run by all threads of the block or of a warp role.
+       predicate; split_k_waits run by all threads of the block or of a warp role, their `issuer`
+       one of them.
   out: no split_k_* op remains; the ops above in their place, each marked `fuser.split_k` with
        the mode (or "wait").
 """
@@ -119,14 +123,15 @@ def _rewrite_wait(func, wait) -> str | None:
     """Rewrite `wait`; or what keeps it from being rewritten."""
     view = wait.opview
     threads = threads_of(wait)
-    dims = block_dims(func)
-    if threads.issuer is not None or threads.subset or dims is None:
-        return ("split_k_wait must run on every thread of the block or of a warp role (the flag is reset "
-                "by counting them), in a kernel with gpu.known_block_size")
-    count = dims[0] * dims[1] * dims[2] if threads.role is None else threads.role[1] * 32
+    if threads.issuer is not None or threads.subset or block_dims(func) is None:
+        return ("split_k_wait must run on every thread of the block or of a warp role (one acquires for "
+                "the others, a barrier over them after it), in a kernel with gpu.known_block_size")
     i32 = ir.IntegerType.get_signless(32)
     with ir.InsertionPoint(wait), wait.location:
-        _mark(nvasync.WaitFlagOp(view.flag, arith.constant(i32, view.splits - 1)), "wait")
-        _mark(nvasync.ResetFlagOp(view.flag, count=view.splits - 1 + count), "wait")
+        acquiring = scf.IfOp(view.issuer)
+        with ir.InsertionPoint(acquiring.then_block):
+            _mark(nvasync.WaitFlagOp(view.flag, arith.constant(i32, view.splits - 1), for_group=True), "wait")
+            _mark(nvasync.ResetFlagOp(view.flag), "wait")
+            scf.YieldOp([])
     wait.erase()
     return None

@@ -15,7 +15,9 @@ generic write -> async read: a `fence.proxy.async` covering the CTA's shared mem
 every writer, then a barrier;
 generic access -> TMA load overwrite: a barrier; TMA store/reduce -> later write: the issuer's
 commit, `wait_group.read N` covering it, then a barrier; TMA store/reduce -> semaphore release:
-`wait_group N` *without* .read covering it, on the releasing thread; acquire (wait_flag) -> TMA
+`wait_group N` *without* .read covering it, on the releasing thread; a semaphore acquired for a
+group (wait_flag `for_group`) by a subset of it: a barrier over the group right after the
+divergent branch holding the wait (checked structurally); acquire (wait_flag) -> TMA
 store/reduce by that thread: `fence.proxy.async.global` (or the bare form) in between; mbarriers initialised before
 use and every TMA load announced by an arrive.expect_tx; TMA load -> use: an mbarrier wait on
 the load's barrier and stage; mbarrier use by other threads -> inval: a barrier; an access by one warp role -> another role's
@@ -47,7 +49,8 @@ from mlir import ir
 from fuser_mlir.diagnostics import file_location
 
 from .smem_model import (CLUSTER_BARRIERS, CLUSTER_SYNC, FENCE_SPACES_COVERING_CTA_SMEM, Access, accesses, accumulator_readers,
-                         barrier_orders, barrier_problem, block_key, byte_range, is_divergent, linear, op_key,
+                         barrier_orders, barrier_problem, block_key, byte_range, divergence_root, is_divergent, linear,
+                         op_key,
                          reset_memo, same_thread_mapping, structural_key, threads_of)
 
 BARRIER_OPS = ("nvasync.sync_threads", "nvasync.named_barrier", *CLUSTER_BARRIERS)
@@ -191,6 +194,7 @@ def verify_function(func):
     problems += _check_cluster_phases(trace)
     problems += _check_releases(trace)
     problems += _check_acquires(trace)
+    problems += _check_group_acquires(func)
     problems += _check_mbarrier_protocol(trace)
     problems += _check_wgmma(trace, func)
     problems += _check_cross_role(trace)
@@ -484,6 +488,40 @@ def _check_acquires(trace):
                 problems.append((w.op, a.op, "async-proxy global writes after an acquire without "
                                              f"fence.proxy.async.global: {_name(w.op)} -> {_name(a.op)}"))
     return problems
+
+
+def _check_group_acquires(func):
+    """A wait_flag `for_group` run by a subset of its group: the first op after the outermost
+    divergent branch or loop holding it (smem_model.divergence_root) that the whole group runs --
+    past branches only a subset takes, e.g. the issuer's bulk waits -- is a barrier over exactly
+    the threads reaching that branch.  Structural, not per access: what the group reads after the
+    acquire is global memory, which the trace does not model."""
+    problems = []
+    waits = []
+    func.walk(lambda op: waits.append(op) or ir.WalkResult.ADVANCE
+              if op.name == "nvasync.wait_flag" and ir.BoolAttr(op.attributes["for_group"]).value
+              else ir.WalkResult.ADVANCE)
+    for wait in waits:
+        root = divergence_root(wait)
+        if root is None:
+            continue
+        siblings = [op_key(o) for o in op_key(root).block.operations]
+        later = siblings[siblings.index(op_key(root)) + 1:]
+        after = next(o for o in later if not _subset_branch(o))
+        if not (after.name in BARRIER_OPS and barrier_problem(after) is None
+                and threads_of(after) == threads_of(root)):
+            problems.append((wait, after, f"a semaphore acquired by {threads_of(wait).describe()} for its group "
+                                          f"is not followed by a barrier over {threads_of(root).describe()} right "
+                                          f"after the branch holding it: {_name(wait)} -> {_name(after)}"))
+    return problems
+
+
+def _subset_branch(op) -> bool:
+    """An scf.if without an else branch whose then branch only a subset of its threads takes."""
+    if op.name != "scf.if" or op.regions[1].blocks:
+        return False
+    inside = list(op.regions[0].blocks[0].operations)
+    return bool(inside) and (threads_of(inside[0]).issuer is not None or threads_of(inside[0]).subset)
 
 
 def _exclusive(a: Event, b: Event) -> bool:

@@ -72,7 +72,7 @@ def build_every_nvasync_op():
         nvasync.BulkWaitOp(pending=0, read=False)
         nvasync.ReleaseFlagOp(flag, arith.constant(ir.IntegerType.get_signless(32), 1))
         nvasync.WaitFlagOp(flag, arith.constant(ir.IntegerType.get_signless(32), 1))
-        nvasync.ResetFlagOp(flag, count=2)
+        nvasync.ResetFlagOp(flag)
         nvasync.BulkWaitOp(pending=0, read=True)
         role = nvasync.WarpRoleOp(first_warp=4, num_warps=4)
         with ir.InsertionPoint(role.body.blocks.append()):
@@ -109,7 +109,7 @@ def test_builders_cover_every_nvasync_op_and_lower_to_ptx(ctx):
     ptx = compile_to_ptx(module)["kernels"]
     for instruction in ("cp.reduce.async.bulk.tensor.2d.global.shared::cta.max", "elect.sync",
                         "red.release.gpu.global.add.s32", "ld.acquire.gpu.global.b32",
-                        "atom.relaxed.gpu.global.add.s32",
+                        "st.relaxed.gpu.global.b32",
                         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "setmaxnreg.inc",
                         "bar.warp.sync", "%cluster_ctarank", "mapa.shared::cluster.u64", "st.shared::cluster.b32",
                         "barrier.cluster.arrive.relaxed.aligned", "barrier.cluster.arrive.aligned",

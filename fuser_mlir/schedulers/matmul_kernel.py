@@ -327,7 +327,7 @@ class _KernelBuilder:
                 flag = gep(self.scratch["flags", "pointer"], arith.index_cast(ir.IntegerType.get_signless(64), tile), "i32")
                 last, rest = if_then_else(arith.cmpi(arith.CmpIPredicate.eq, split, index(s.split_k - 1)))
                 with last:
-                    nvasync.SplitKWaitOp(flag, splits=s.split_k)
+                    nvasync.SplitKWaitOp(flag, issuer, splits=s.split_k)
                     row_stride = arith.muli(self.tiles_n, index(s.block_n))
                     self.epilogue(self.fused_values(acc, row_stride), s.out_dtypes, self.out_boxes, m0_, n0_,
                                   tid, wg_row)

@@ -262,7 +262,7 @@ class _KernelBuilder:
         flat = [v for q in acc for v in q]
         branch = scf.IfOp(last, [f32] * len(flat), has_else=True)
         with ir.InsertionPoint(branch.then_block):
-            nvasync.SplitKWaitOp(flag, splits=s.splits)
+            nvasync.SplitKWaitOp(flag, self.issuer, splits=s.splits)
             if s.full:
                 start, step, width, pitch = self.tid, s.threads, 1, i32(1)
                 columns, row_length = i32(0), i32(s.slot_width)

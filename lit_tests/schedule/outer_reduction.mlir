@@ -17,15 +17,16 @@
 // KERNEL-NOT: nvasync.sync_threads
 // KERNEL: scf.for
 // KERNEL: arith.maximumf
-// KERNEL: "nvasync.split_k_wait"(%{{.*}}) {splits = 8 : i32}
+// KERNEL: "nvasync.split_k_wait"(%{{.*}}, %{{.*}}) {splits = 8 : i32}
 // KERNEL: vector.store %{{.*}} : memref<4x512xf32, #gpu.address_space<workgroup>>, vector<8xf32>
 // KERNEL-COUNT-2: "nvasync.split_k_store"{{.*}}mode = "slots"
 // KERNEL-NOT: nvasync.sync_threads
 // KERNEL: gpu.return
 
 // SYNCED-LABEL: gpu.func @colstats(
-// SYNCED: "nvasync.wait_flag"(%{{.*}}, %{{.*}}) {fuser.split_k = "wait"}
-// SYNCED: "nvasync.reset_flag"(%{{.*}}) {count = 263 : i32
+// SYNCED: "nvasync.wait_flag"(%{{.*}}, %{{.*}}) {for_group = true, fuser.split_k = "wait"}
+// SYNCED: "nvasync.reset_flag"(%{{.*}}) {fuser.split_k = "wait"}
+// SYNCED: "nvasync.sync_threads"() {fuser.derived = "acquire -> the group's later accesses: nvasync.wait_flag"}
 // SYNCED: "nvasync.sync_threads"() {fuser.derived = "WAR: memref.load -> vector.store"}
 // SYNCED-NEXT: vector.store
 // SYNCED: "nvasync.bulk_wait"() {fuser.derived = "WAR: nvasync.tma_store reads smem -> memref.store", pending = 0 : i32, read = true}

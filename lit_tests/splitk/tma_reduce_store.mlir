@@ -4,8 +4,9 @@
 // others reduce-add; atomic: reduce-adds in any order.  The syncs come from the sync passes: the
 // bulk commit and `wait_group 0` WITHOUT .read before the release (the global writes must be done),
 // `fence.proxy.async.global` between an acquire and the TMA ops after it (none after the last
-// split's wait here: no TMA op follows it).  The last split's wait runs in every thread, and the
-// last of them to pass resets the flag (count = splits - 1 + 128).
+// split's wait here: no TMA op follows it).  The last split's wait runs on its issuing thread
+// (for_group), which then resets the flag with a plain store (its only waiter); the barrier after
+// that branch, derived by fuser-insert-syncs, orders the other threads after the acquire.
 // RUN: fuser-opt %s -p fuser-tma-reduce-store -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-verify-syncs | FileCheck %s
 // RUN: fuser-opt %s -p fuser-tma-reduce-store -p fuser-insert-syncs -p fuser-insert-proxy-fences --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx && %ptxas %t.ptx -o %t.cubin
@@ -13,14 +14,18 @@
 // RUN: not fuser-opt %s -p fuser-tma-reduce-store -p fuser-verify-syncs 2>&1 | FileCheck %s --check-prefix=RAW
 
 // CHECK-LABEL: gpu.func @deterministic
+// CHECK: %[[ISSUER:.*]] = arith.andi
 // CHECK: scf.if
-// CHECK: "nvasync.wait_flag"(%{{.*}}, %{{.*}}) {fuser.split_k = "wait"}
-// CHECK-NEXT: "nvasync.reset_flag"(%{{.*}}) {count = 131 : i32
-// CHECK: } else {
+// CHECK-NEXT: scf.if %[[ISSUER]] {
+// CHECK: "nvasync.wait_flag"(%{{.*}}, %{{.*}}) {for_group = true, fuser.split_k = "wait"}
+// CHECK-NEXT: "nvasync.reset_flag"(%{{.*}}) {fuser.split_k = "wait"}
+// CHECK-NEXT: }
+// CHECK-NEXT: "nvasync.sync_threads"() {fuser.derived = "acquire -> the group's later accesses: nvasync.wait_flag
+// CHECK-NEXT: } else {
 // CHECK: "nvasync.fence_proxy_async"() {{.*}}space = "shared::cta"
 // CHECK-NEXT: "nvasync.sync_threads"
 // CHECK-NEXT: scf.if
-// CHECK-NEXT: "nvasync.wait_flag"(%{{.*}}, %[[SPLIT:.*]]) {fuser.split_k = "deterministic"}
+// CHECK-NEXT: "nvasync.wait_flag"(%{{.*}}, %[[SPLIT:.*]]) {for_group = false, fuser.split_k = "deterministic"}
 // CHECK-NEXT: "nvasync.fence_proxy_async"() {fuser.derived = "acquire -> async-proxy global writes{{.*}}space = "global"
 // CHECK: scf.if
 // CHECK-NEXT: "nvasync.tma_store"
@@ -57,8 +62,9 @@
 
 // PTX-LABEL: .entry deterministic
 // PTX: ld.acquire.gpu.global.b32
-// PTX: atom.relaxed.gpu.global.add.s32
-// PTX: @last st.relaxed.gpu.global.b32
+// PTX-NOT: atom
+// PTX: st.relaxed.gpu.global.b32 {{.*}}, 0;
+// PTX: bar.sync 0;
 // PTX: ld.acquire.gpu.global.b32
 // PTX: fence.proxy.async.global;
 // PTX-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
@@ -75,6 +81,7 @@
 
 // RAW: error: unsynchronized hazard: semaphore released before the TMA store's global writes completed
 // RAW: error: unsynchronized hazard: async-proxy global writes after an acquire without fence.proxy.async.global
+// RAW: error: unsynchronized hazard: a semaphore acquired by the issuing thread of all threads for its group is not followed by a barrier over all threads
 module attributes {gpu.container_module} {
 gpu.module @kernels {
   gpu.func @deterministic(%desc: !llvm.ptr, %flags: !llvm.ptr, %m: i32, %n: i32) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
@@ -96,7 +103,7 @@ gpu.module @kernels {
     %flag = llvm.getelementptr %flags[%tile64] : (!llvm.ptr, i64) -> !llvm.ptr, i32
     %last = arith.cmpi eq, %split_index, %c3 : index
     scf.if %last {
-      "nvasync.split_k_wait"(%flag) {splits = 4 : i32} : (!llvm.ptr) -> ()
+      "nvasync.split_k_wait"(%flag, %issuer) {splits = 4 : i32} : (!llvm.ptr, i1) -> ()
     } else {
       %e = arith.muli %tid, %c16 : index
       %v = arith.constant dense<1.0> : vector<16xf32>
@@ -126,7 +133,7 @@ gpu.module @kernels {
     %flag = llvm.getelementptr %flags[%tile64] : (!llvm.ptr, i64) -> !llvm.ptr, i32
     %last = arith.cmpi eq, %split_index, %c3 : index
     scf.if %last {
-      "nvasync.split_k_wait"(%flag) {splits = 4 : i32} : (!llvm.ptr) -> ()
+      "nvasync.split_k_wait"(%flag, %issuer) {splits = 4 : i32} : (!llvm.ptr, i1) -> ()
     } else {
       %e = arith.muli %tid, %c16 : index
       %v = arith.constant dense<1.0> : vector<16xf32>
@@ -156,7 +163,7 @@ gpu.module @kernels {
     %flag = llvm.getelementptr %flags[%tile64] : (!llvm.ptr, i64) -> !llvm.ptr, i32
     %last = arith.cmpi eq, %split_index, %c3 : index
     scf.if %last {
-      "nvasync.split_k_wait"(%flag) {splits = 4 : i32} : (!llvm.ptr) -> ()
+      "nvasync.split_k_wait"(%flag, %issuer) {splits = 4 : i32} : (!llvm.ptr, i1) -> ()
     } else {
       %e = arith.muli %tid, %c16 : index
       %v = arith.constant dense<1.0> : vector<16xf32>
