@@ -100,7 +100,7 @@ TWO_STAGE_COST = 1.3
 UNIT_KTILES = 2.0
 SPLIT_KTILES = 2.0
 MAX_SPLIT_K = 32
-# Atomic measured 1.03-1.83x faster than deterministic on the skinny shapes
+# Atomic measured 1.04-1.88x faster than deterministic on the skinny shapes
 # (tools/results/bench_matmul_skinny_h100.json), whose serialized chain of reduce-adds costs more.
 DEFAULT_SPLIT_K_MODE = "atomic"
 SKINNY_M = 128                          # skinny_decisions
