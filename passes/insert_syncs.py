@@ -74,7 +74,7 @@ from mlir.dialects import arith, scf
 
 from ..diagnostics import file_location
 from ..dialects import nvasync
-from .smem_model import (CLUSTER_SYNC, Access, Threads, accesses, barrier_orders, divergence_root, elect_op, kernels,
+from .smem_model import (CLUSTER_SYNC, Access, Threads, accesses, barrier_orders, elect_op, group_acquires, kernels,
                          memref_bytes, op_key, parent_ops, record_loop_steps, same_thread_mapping, threads_of)
 from .sync_paths import _block_of, chain, find_path, insertion_point, invalidate
 
@@ -181,14 +181,7 @@ class _Inserter:
         branch: a barrier over that group right after the outermost such branch, so the others'
         accesses follow the acquire (release -> acquire -> bar.sync is a causality chain in the
         PTX memory model)."""
-        waits = []
-        self.func.walk(lambda op: waits.append(op) or ir.WalkResult.ADVANCE
-                       if op.name == "nvasync.wait_flag" and ir.BoolAttr(op.attributes["for_group"]).value
-                       else ir.WalkResult.ADVANCE)
-        for wait in waits:
-            branch = divergence_root(wait)
-            if branch is None:
-                continue
+        for wait, branch in group_acquires(self.func):
             group = threads_of(branch).role
             siblings = _siblings(branch)
             after = siblings[siblings.index(op_key(branch)) + 1]

@@ -288,6 +288,16 @@ def divergence_root(op):
     return next((p for p in parent_ops(op) if threads_of(p).issuer is None and not threads_of(p).subset), None)
 
 
+def group_acquires(func) -> list:
+    """[(wait_flag, its divergence_root)] for each semaphore acquired `for_group` by a subset of
+    the group: the waits whose acquire a barrier after the root must hand on."""
+    waits = []
+    func.walk(lambda op: waits.append(op) or ir.WalkResult.ADVANCE
+              if op.name == "nvasync.wait_flag" and ir.BoolAttr(op.attributes["for_group"]).value
+              else ir.WalkResult.ADVANCE)
+    return [(wait, root) for wait in waits for root in [divergence_root(wait)] if root is not None]
+
+
 def _threads_of(op) -> Threads:
     func = enclosing_func(op)
     total = warp_count(func)

@@ -49,7 +49,7 @@ from mlir import ir
 from fuser_mlir.diagnostics import file_location
 
 from .smem_model import (CLUSTER_BARRIERS, CLUSTER_SYNC, FENCE_SPACES_COVERING_CTA_SMEM, Access, accesses, accumulator_readers,
-                         barrier_orders, barrier_problem, block_key, byte_range, divergence_root, is_divergent, linear,
+                         barrier_orders, barrier_problem, block_key, byte_range, group_acquires, is_divergent, linear,
                          op_key,
                          reset_memo, same_thread_mapping, structural_key, threads_of)
 
@@ -497,14 +497,7 @@ def _check_group_acquires(func):
     the threads reaching that branch.  Structural, not per access: what the group reads after the
     acquire is global memory, which the trace does not model."""
     problems = []
-    waits = []
-    func.walk(lambda op: waits.append(op) or ir.WalkResult.ADVANCE
-              if op.name == "nvasync.wait_flag" and ir.BoolAttr(op.attributes["for_group"]).value
-              else ir.WalkResult.ADVANCE)
-    for wait in waits:
-        root = divergence_root(wait)
-        if root is None:
-            continue
+    for wait, root in group_acquires(func):
         siblings = [op_key(o) for o in op_key(root).block.operations]
         later = siblings[siblings.index(op_key(root)) + 1:]
         after = next(o for o in later if not _subset_branch(o))
