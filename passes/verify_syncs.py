@@ -50,8 +50,7 @@ from fuser_mlir.diagnostics import file_location
 
 from .smem_model import (CLUSTER_BARRIERS, CLUSTER_SYNC, FENCE_SPACES_COVERING_CTA_SMEM, Access, accesses, accumulator_readers,
                          barrier_orders, barrier_problem, block_key, byte_range, group_acquires, is_divergent, linear,
-                         op_key,
-                         reset_memo, same_thread_mapping, structural_key, threads_of)
+                         op_key, reset_memo, same_thread_mapping, structural_key, threads_of)
 
 BARRIER_OPS = ("nvasync.sync_threads", "nvasync.named_barrier", *CLUSTER_BARRIERS)
 

@@ -54,7 +54,10 @@ the 8 unsplit 64- and 128-row variants or within 3 % of it, and at M = 96-128, N
 unsplit 67.6-68.4).  8-34 tiles ran 1.5-3.7x faster in 3-16 splits than unsplit; 56 tiles
 (N = 7168) no faster in 2 splits (64 x 7168 x 16384: 90.3 us unsplit, 94.9 split).
 tools/bench_matmul.py's skinny table compares them with the 128-row tiles the cost model picks;
-naming block_m 128 leaves every decision to it.
+naming block_m 128 leaves every decision to it.  At M = 128, 128-row tiles in as many splits as
+a wave holds ran slower than the heuristic's 64-row ones (two runs): 128 x 1024 x 16384 25.5-26.0
+us in 16 splits against 22.8-26.3, 128 x 2112 x 7168 24.0-24.1 in 7 against 21.7-22.1,
+128 x 2048 x 32768 60.0-60.2 in 8 against 58.9-59.2; 64 x 160 tiles in 4 splits tied at 2112.
 `fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "block_m": 64, "stages": 4,
 "group_m": 4, "split_k": 8, "split_k_mode": "deterministic"})` overrides any of them; the others
 are the heuristic's choice under those given.  Split-K itself: matmul_kernel.py and
