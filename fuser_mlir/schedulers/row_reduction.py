@@ -30,7 +30,8 @@ units a thread, more units (up to MAX_UNITS) where 512 threads need them, and ro
 MAX_UNITS units do not hold split over a cluster of 2, 4 or 8 CTAs (up to 256K bf16 elements;
 longer rows are an error); groups of 64 threads or fewer share CTAs of SHORT_ROWS_CTA threads;
 ctas_per_sm (choose_ctas_per_sm): 2 for 512-thread rows of at most 32 elements a thread, else
-ptxas's choice.  Every decision can be named in `schedule=`; ctas_per_sm, unless named, follows the rest.
+ptxas's choice.  Every decision can be named in `schedule=`; ctas_per_sm, unless named, follows
+the rest.
 Measured on the H100 (bf16):
 - 32768 rows of 1024: 64 threads x 2 units run a LayerNorm at 2.80 TB/s where 128 x 1 ran 2.38
   and a warp x 4 units 2.71; 4 such rows a CTA 2.77-2.86 TB/s over four fusions, level with one
@@ -86,7 +87,7 @@ SHORT_ROWS_CTA = 256            # a CTA's threads where a row needs 64 or fewer:
 TARGET_UNITS = 4                # units a thread holds when the row is long enough
 MAX_UNITS = 8                   # registers: 8 x 8 bf16 lanes per full input and thread
 TWO_CTA_ELEMENTS = 32           # elements a 512-thread CTA's thread holds in 64 registers (ctas_per_sm)
-MAX_THREADS_PER_SM = 2048
+MAX_THREADS_PER_SM = 2048       # Hopper: the bound on ctas_per_sm x threads
 IN_KINDS = ("full", "cols", "value")
 OUT_KINDS = ("full", "row")
 I32_MAX = 2 ** 31 - 1
@@ -266,8 +267,7 @@ class _RowReduction:
     def encode(self, params: RowReductionSchedule) -> dict:
         return {"vector": params.vector, "threads": params.threads, "units": params.units,
                 "rows_per_cta": params.rows_per_cta, "cluster": params.cluster, "ctas_per_sm": params.ctas_per_sm,
-                "in_kinds": ",".join(params.in_kinds),
-                "out_kinds": ",".join(params.out_kinds)}
+                "in_kinds": ",".join(params.in_kinds), "out_kinds": ",".join(params.out_kinds)}
 
     def decode(self, sig: FusionSig, fields: dict) -> RowReductionSchedule:
         """The decisions in `fields`, the heuristic's for the rest; `in_kinds` / `out_kinds`, when
@@ -283,9 +283,8 @@ class _RowReduction:
                 or len(kinds["in_kinds"]) != len(sig.inputs) or len(kinds["out_kinds"]) != len(sig.outputs) \
                 or set(kinds["in_kinds"]) - set(IN_KINDS) or set(kinds["out_kinds"]) - set(OUT_KINDS):
             raise FusionError(f"row_reduction schedule takes integers vector, threads, units, rows_per_cta, cluster, "
-                              f"ctas_per_sm and "
-                              f"one kind per input "
-                              f"({', '.join(IN_KINDS)}) and output ({', '.join(OUT_KINDS)}), got {fields}")
+                              f"ctas_per_sm and one kind per input ({', '.join(IN_KINDS)}) and output "
+                              f"({', '.join(OUT_KINDS)}), got {fields}")
         params = replace(params, in_kinds=kinds["in_kinds"], out_kinds=kinds["out_kinds"], **ints)
         if "ctas_per_sm" not in ints:
             params = replace(params, ctas_per_sm=choose_ctas_per_sm(params.threads, params.units, params.vector,
