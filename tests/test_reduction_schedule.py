@@ -165,22 +165,46 @@ def test_ctas_per_sm_follows_the_decisions_unless_named():
         fd.compile(example, schedule={"scheduler": "row_reduction", "ctas_per_sm": 5})
 
 
-@pytest.mark.parametrize("name, cols, dtype, ctas", [
-    ("layer_norm", 16384, BF16, 2), ("rms_norm", 12288, BF16, 2), ("softmax", 16384, F32, 2),
-    ("layer_norm", 32768, BF16, 1), ("rms_norm", 8192, BF16, 1),      # 64 elements a thread; 256 threads
+@pytest.mark.parametrize("name, cols, dtype, expected", [
+    # (hold, ctas_per_sm, lookahead, stream)
+    ("layer_norm", 32768, BF16, ("smem", 2, 2, 1)), ("rms_norm", 32768, BF16, ("smem", 2, 2, 1)),
+    ("softmax", 32768, BF16, ("smem", 2, 1, 0)), ("layer_norm", 16384, BF16, ("smem", 2, 2, 0)),
+    ("rms_norm", 12288, BF16, ("smem", 2, 2, 0)), ("softmax", 16384, F32, ("smem", 2, 1, 0)),
+    ("rms_norm", 8192, BF16, ("registers", 1, 1, 0)),              # 256 threads
+    ("softmax", 65536, BF16, ("registers", 1, 1, 0)),              # over a cluster of 2
 ])
-def test_rows_of_512_threads_with_few_elements_are_compiled_for_two_ctas_per_sm(name, cols, dtype, ctas):
-    """ptxas fits such a kernel in 64 registers without a spill beyond a few words (two CTAs of 512
-    threads per SM); 64 elements a thread stay at one CTA (they would spill hundreds of bytes)."""
+def test_rows_of_512_threads_are_held_in_smem_at_two_ctas_per_sm(name, cols, dtype, expected):
+    """A row a 512-thread CTA holds stays in shared memory between the passes, so ptxas fits the
+    kernel in 64 registers (two CTAs per SM) without a spill beyond a few words; weights load 2
+    units ahead of the stores, and rows stream past the L1 where it could not keep the weights
+    too; no barrier guards the row's smem (each thread reads back only what it wrote)."""
     recipe, weights = NORMALIZATIONS[name]
     fd = normalization(recipe, dtype, weights)
     compiled = fd.compile(reduction_inputs(fd, (4, cols), "meta"))
-    assert compiled.params.ctas_per_sm == ctas
-    assert f".minnctapersm {ctas}" in compiled.ptx
+    p = compiled.params
+    assert (p.hold, p.ctas_per_sm, p.lookahead, p.stream) == expected
+    assert f".minnctapersm {p.ctas_per_sm}" in compiled.ptx
+    assert ("ld.global.L1::no_allocate" in compiled.ptx) == bool(p.stream)
+    held = p.units * sum(kind == "full" for kind in p.in_kinds)
+    assert compiled.ptx.count("st.shared.v4") == (held if p.hold == "smem" else 0)
     log = assemble(compiled.ptx).log
     registers = int(re.search(r"Used (\d+) registers", log).group(1))
     spilled = int(re.search(r"(\d+) bytes spill stores", log).group(1))
-    assert (registers <= 64 and spilled <= 32) if ctas == 2 else spilled == 0, log
+    assert (registers <= 64 and spilled <= 32) if p.ctas_per_sm == 2 else spilled == 0, log
+
+
+def test_hold_lookahead_and_stream_can_be_named():
+    """The decisions that follow the others are the user's when named, and checked."""
+    fd = normalization(NORMALIZATIONS["layer_norm"][0], BF16, NORMALIZATIONS["layer_norm"][1])
+    example = reduction_inputs(fd, (4, 32768), "meta")
+    p = fd.compile(example, schedule={"scheduler": "row_reduction", "hold": "registers"}).params
+    assert (p.hold, p.ctas_per_sm, p.lookahead, p.stream) == ("registers", 1, 1, 0)
+    p = fd.compile(example, schedule={"scheduler": "row_reduction", "lookahead": 4, "stream": 0}).params
+    assert (p.hold, p.ctas_per_sm, p.lookahead, p.stream) == ("smem", 2, 4, 0)
+    with pytest.raises(FusionError, match="lookahead 1 to units, stream 0/1"):
+        fd.compile(example, schedule={"scheduler": "row_reduction", "lookahead": 9})
+    with pytest.raises(FusionError, match=r"hold \(registers or smem\)"):
+        fd.compile(example, schedule={"scheduler": "row_reduction", "hold": "l2"})
 
 
 def test_empty_rows_launch_nothing_and_rows_of_nothing_are_an_error():

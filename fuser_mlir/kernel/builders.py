@@ -144,10 +144,23 @@ def gep(base, offset, dtype: str):
                               memory_type(dtype), None)
 
 
-def load_global(address, ty, align: int):
+def load_global(address, ty, align: int, l1: bool = True):
     """A scalar or vector load of type `ty` from global memory; `align` bytes are promised (a
-    16-byte aligned vector<8xbf16> becomes one ld.global.v4.b32)."""
-    return llvm.load(ty, address, alignment=align)
+    16-byte aligned vector<8xbf16> becomes one ld.global.v4.b32).  `l1=False` (vectors of 4, 8 or
+    16 bytes aligned so): the data streams past the L1 (`ld.global.L1::no_allocate`, which LLVM
+    has no form for), leaving the L1 to data read again (a norm's weights).  The asm claims no
+    memory effects: for data the kernel never writes."""
+    words = ty.shape[0] * ty.element_type.width // 32 if isinstance(ty, ir.VectorType) else 0
+    if l1 or words not in (1, 2, 4) or align < 4 * words:
+        return llvm.load(ty, address, alignment=align)
+    i32 = ir.IntegerType.get_signless(32)
+    vec = "" if words == 1 else f".v{words}"
+    outs = ", ".join(f"${i}" for i in range(words))
+    result = i32 if words == 1 else ir.Type.parse(f"!llvm.struct<({', '.join(['i32'] * words)})>")
+    loaded = llvm.inline_asm(result, [address], f"ld.global.L1::no_allocate{vec}.b32 {{{outs}}}, [${words}];",
+                             ",".join(["=r"] * words + ["l"]))
+    parts = [loaded] if words == 1 else [llvm.extractvalue(i32, loaded, [i]) for i in range(words)]
+    return vector.bitcast(ty, vector.from_elements(ir.VectorType.get([words], i32), parts))
 
 
 def store_global(value, address, align: int) -> None:

@@ -1,6 +1,6 @@
 """The row-reduction scheduler: fusions that reduce the innermost dim (softmax, RMSNorm, LayerNorm,
-row sums), with the row held in registers so the fusion reads HBM once.  Decisions in plain
-Python (the GPU machine runs them too); the kernel is `row_reduction_kernel.py`.
+row sums), with the row held on chip (registers or shared memory) so the fusion reads HBM once.
+Decisions in plain Python (the GPU machine runs them too); the kernel is `row_reduction_kernel.py`.
 
 What it takes.  Every `fusion.reduce` / `fusion.var` reduces the last axis of one row shape
 S = [.., N] (rows = the product of the outer dims).  Inputs are, against S: `full` (shape S,
@@ -13,8 +13,10 @@ The work.  A CTA holds `rows_per_cta` rows side by side, `group` = threads / row
 each (a row past the last computes on the last row and stores nothing), or the columns
 [r * C, (r + 1) * C) of one row, C = group x units x vector, as the CTA of rank r in a cluster of
 `cluster` CTAs.  A row (or a CTA's columns of it) is units of `vector` elements and thread t
-holds units t, t + group, .. (`units` of them, loaded once into registers); units past the row's
-end are loaded at the row's last whole unit and masked out (vector must divide N).  Each
+holds units t, t + group, .. (`units` of them, loaded once); units past the row's
+end are loaded at the row's last whole unit and masked out (vector must divide N); they stay in
+registers, or (`hold` smem) in shared memory, where each thread reads back only what it wrote
+(no barrier), so only a unit at a time is live in registers between the passes.  Each
 reduction folds the thread's lanes, then the warp (shuffles), then the row's warps through shared
 memory (one slot of threads/32 f32 per reduction; the barrier between the slot's writes and
 reads is derived by fuser-insert-syncs; a row of one warp needs neither); over a cluster each CTA
@@ -29,9 +31,13 @@ warp for rows of at most 32 units, else the smallest power of two in [64, 512] w
 units a thread, more units (up to MAX_UNITS) where 512 threads need them, and rows that 512 x
 MAX_UNITS units do not hold split over a cluster of 2, 4 or 8 CTAs (up to 256K bf16 elements;
 longer rows are an error); groups of 64 threads or fewer share CTAs of SHORT_ROWS_CTA threads;
-ctas_per_sm (choose_ctas_per_sm): 2 for 512-thread rows of at most 32 elements a thread, else
-ptxas's choice.  Every decision can be named in `schedule=`; ctas_per_sm, unless named, follows
-the rest.
+hold (choose_hold): smem for a row of one 512-thread CTA, else registers; ctas_per_sm
+(choose_ctas_per_sm): 2 for 512-thread rows in smem or of at most 32 elements a thread, else
+ptxas's choice; with rows in smem, cols inputs (weights) load `lookahead` 2 units ahead of the
+stores, and full inputs `stream` past the L1 (L1::no_allocate) where two CTAs' rows in smem, their
+loads in flight and the weights exceed the SM's 256 KB of L1 and smem (choose_cols_loads).  Every
+decision can be named in `schedule=`; hold, ctas_per_sm, lookahead and stream, unless named,
+follow the rest.
 Measured on the H100 (bf16):
 - 32768 rows of 1024: 64 threads x 2 units run a LayerNorm at 2.80 TB/s where 128 x 1 ran 2.38
   and a warp x 4 units 2.71; 4 such rows a CTA 2.77-2.86 TB/s over four fusions, level with one
@@ -49,6 +55,19 @@ Measured on the H100 (bf16):
   2.40 TB/s against 2.40 / 2.21, RMSNorm 3.02 / 2.50 against 2.79 / 2.40; softmax and the row sum
   (63 registers or fewer, two CTAs either way) the same.  At 32768 columns (64 elements a thread)
   64 registers spill 192-392 bytes and ran 1.1-1.6 TB/s against 2.8-2.96: one CTA.
+- rows of 512 threads held in smem at two CTAs per SM (`hold`), against registers (one CTA at
+  32768 columns, two at 16384), bf16, TB/s, three runs of a probe (4096 / 8192 / 32768 rows):
+  - 32768 columns: softmax 2.90-2.91 / 2.94-2.98 / 3.00-3.02 against 2.77-2.81 / 2.87 / 2.89-2.91;
+    LayerNorm (weights 2 units ahead, rows past the L1) 2.83 / 2.91 / 2.92 against 2.74-2.78 /
+    2.76-2.88 / 2.94-3.00; RMSNorm 2.90-2.91 / 2.96 / 2.99-3.00 against 2.83-2.91 / 2.94-2.97 /
+    3.00-3.02.  In smem without streaming LayerNorm ran 2.68-2.77 at 4096 rows and RMSNorm
+    2.72-2.87; streaming slowed softmax (2.87) and rows held in registers (1-3 %);
+  - 16384 columns (4096 / 32768 rows): LayerNorm 2.83 / 2.96-3.02 against 2.74-2.75 / 2.89-2.93
+    (ptxas spilled 28 bytes in registers), RMSNorm 2.93 / 3.04 against 2.91 / 3.00-3.03, softmax
+    2.90-2.91 / 3.03-3.05 against 2.93 / 3.03; three CTAs an SM (40 registers) ran LayerNorm at
+    32768 columns at 2.22-2.29 (it spills) and softmax 1-2 % below two;
+  - weights loaded 2-4 units ahead with rows in registers: LayerNorm 3-7 % slower (ptxas
+    reorders and spills), RMSNorm within 1 %.
 - Tried, slower, not kept (one run each): persistent CTAs prefetching their next rows by TMA
   into a ring of 2-3 row buffers in shared memory (fuser-pipeline-mbarriers) ran every
   32768-column row 3-12 % slower (LayerNorm 4096 x 32768: 2.43 against 2.75 TB/s; Nsight
@@ -87,8 +106,10 @@ SHORT_ROWS_CTA = 256            # a CTA's threads where a row needs 64 or fewer:
 TARGET_UNITS = 4                # units a thread holds when the row is long enough
 MAX_UNITS = 8                   # registers: 8 x 8 bf16 lanes per full input and thread
 TWO_CTA_ELEMENTS = 32           # elements a 512-thread CTA's thread holds in 64 registers (ctas_per_sm)
+L1_SMEM_BYTES = 256 * 1024      # Hopper: an SM's L1 and shared memory together
 MAX_THREADS_PER_SM = 2048       # Hopper: the bound on ctas_per_sm x threads
 IN_KINDS = ("full", "cols", "value")
+HOLDS = ("registers", "smem")
 OUT_KINDS = ("full", "row")
 I32_MAX = 2 ** 31 - 1
 
@@ -105,6 +126,9 @@ class RowReductionSchedule:
     rows_per_cta: int = 1        # rows a CTA reduces side by side, `group` threads each
     cluster: int = 1             # CTAs of a cluster sharing one row (its distributed shared memory)
     ctas_per_sm: int = 1         # CTAs per SM the kernel is compiled for (ptxas's register cap)
+    hold: str = "registers"      # where full inputs stay between the passes: registers | smem
+    lookahead: int = 1           # units whose cols inputs are loaded before a unit's stores
+    stream: int = 0              # 1: full inputs' loads pass the L1 by (L1::no_allocate)
 
     @property
     def group(self) -> int:
@@ -190,12 +214,46 @@ def choose_threads(cols: int, vector: int) -> tuple[int, int, int, int]:
     return group * rows_per_cta, max(1, math.ceil(chunks / (group * cluster))), rows_per_cta, cluster
 
 
-def choose_ctas_per_sm(threads: int, units: int, vector: int, cluster: int) -> int:
-    """2 for a row a 512-thread CTA whose threads hold at most TWO_CTA_ELEMENTS elements (rows of
-    up to 16K 16-bit elements): 64 registers a thread, so one CTA's loads overlap the other's
-    reductions and stores; else 1, ptxas's choice (module docstring; rows over a cluster are not
-    measured so)."""
-    return 2 if threads == WIDE_THREADS and cluster == 1 and units * vector <= TWO_CTA_ELEMENTS else 1
+def choose_hold(threads: int, cluster: int) -> str:
+    """smem for a row a 512-thread CTA holds (rows of 8K-32K 16-bit elements): its registers then
+    hold at most one unit a thread between the passes, so two CTAs fit an SM at 64 registers and
+    one CTA's loads overlap the other's reductions and stores; else registers (module docstring)."""
+    return "smem" if threads == WIDE_THREADS and cluster == 1 else "registers"
+
+
+def choose_ctas_per_sm(threads: int, units: int, vector: int, cluster: int, hold: str) -> int:
+    """2 for a row a 512-thread CTA holds in smem or whose threads hold at most TWO_CTA_ELEMENTS
+    elements in registers: 64 registers a thread; else 1, ptxas's choice (module docstring; rows
+    over a cluster are not measured so)."""
+    fits = hold == "smem" or units * vector <= TWO_CTA_ELEMENTS
+    return 2 if threads == WIDE_THREADS and cluster == 1 and fits else 1
+
+
+def choose_cols_loads(hold: str, ctas_per_sm: int, capacity: int, in_dtypes, in_kinds) -> tuple[int, int]:
+    """(lookahead, stream) for a kernel whose rows stay in smem and that reads cols inputs (a
+    norm's weights): their loads run 2 units ahead of the stores (at 64 registers a thread the
+    loads of the next unit would wait behind the current unit's stores), and the full inputs stream
+    past the L1 where the SM's smem rows, their loads in flight and the cols inputs exceed
+    L1_SMEM_BYTES (the L1 then keeps the weights); else (1, 0)."""
+    cols = [DataType(d).itemsize * capacity for d, k in zip(in_dtypes, in_kinds) if k == "cols"]
+    if hold != "smem" or not cols:
+        return 1, 0
+    rows = sum(DataType(d).itemsize * capacity for d, k in zip(in_dtypes, in_kinds) if k == "full")
+    return 2, int(2 * ctas_per_sm * rows + sum(cols) > L1_SMEM_BYTES)
+
+
+def following(params: RowReductionSchedule, named) -> RowReductionSchedule:
+    """`params` with the decisions that follow the others (hold, ctas_per_sm, lookahead, stream)
+    taken by their rules, except those `named` (a user's schedule)."""
+    if "hold" not in named:
+        params = replace(params, hold=choose_hold(params.threads, params.cluster))
+    if "ctas_per_sm" not in named:
+        params = replace(params, ctas_per_sm=choose_ctas_per_sm(params.threads, params.units, params.vector,
+                                                                params.cluster, params.hold))
+    lookahead, stream = choose_cols_loads(params.hold, params.ctas_per_sm, params.capacity, params.in_dtypes,
+                                          params.in_kinds)
+    return replace(params, lookahead=params.lookahead if "lookahead" in named else lookahead,
+                   stream=params.stream if "stream" in named else stream)
 
 
 def reduction_problem(sig: FusionSig) -> str | None:
@@ -260,44 +318,47 @@ class _RowReduction:
             raise FusionError(f"rows of {shape[-1]} elements exceed what a cluster of {MAX_CLUSTER} CTAs holds in "
                               f"registers ({MAX_CLUSTER * WIDE_THREADS * MAX_UNITS * vector}); longer rows are not "
                               "scheduled yet")
-        return RowReductionSchedule(in_dtypes, out_dtypes, tuple(input_kind(t, shape) for t in sig.inputs),
-                                    tuple(output_kind(t, shape) for t in sig.outputs), vector, threads, units,
-                                    rows_per_cta, cluster, choose_ctas_per_sm(threads, units, vector, cluster))
+        return following(RowReductionSchedule(in_dtypes, out_dtypes, tuple(input_kind(t, shape) for t in sig.inputs),
+                                              tuple(output_kind(t, shape) for t in sig.outputs), vector, threads,
+                                              units, rows_per_cta, cluster), named=())
 
     def encode(self, params: RowReductionSchedule) -> dict:
         return {"vector": params.vector, "threads": params.threads, "units": params.units,
                 "rows_per_cta": params.rows_per_cta, "cluster": params.cluster, "ctas_per_sm": params.ctas_per_sm,
+                "hold": params.hold, "lookahead": params.lookahead, "stream": params.stream,
                 "in_kinds": ",".join(params.in_kinds), "out_kinds": ",".join(params.out_kinds)}
 
     def decode(self, sig: FusionSig, fields: dict) -> RowReductionSchedule:
         """The decisions in `fields`, the heuristic's for the rest; `in_kinds` / `out_kinds`, when
-        given, as the API derived them from concrete shapes (fusion IR may say `?` for N);
-        `ctas_per_sm`, when not given, follows the rule for the decisions taken."""
+        given, as the API derived them from concrete shapes (fusion IR may say `?` for N); hold,
+        ctas_per_sm, lookahead and stream, when not given, follow the rules for the decisions taken."""
         params = self.heuristic(sig)
-        numbers = ("vector", "threads", "units", "rows_per_cta", "cluster", "ctas_per_sm")
-        unknown = set(fields) - set(numbers) - {"in_kinds", "out_kinds"}
+        numbers = ("vector", "threads", "units", "rows_per_cta", "cluster", "ctas_per_sm", "lookahead", "stream")
+        unknown = set(fields) - set(numbers) - {"in_kinds", "out_kinds", "hold"}
         ints = {k: fields[k] for k in numbers if k in fields}
         kinds = {k: tuple(str(fields[k]).split(",")) if k in fields else getattr(params, k)
                  for k in ("in_kinds", "out_kinds")}
         if unknown or any(not isinstance(v, int) for v in ints.values()) \
                 or len(kinds["in_kinds"]) != len(sig.inputs) or len(kinds["out_kinds"]) != len(sig.outputs) \
-                or set(kinds["in_kinds"]) - set(IN_KINDS) or set(kinds["out_kinds"]) - set(OUT_KINDS):
+                or set(kinds["in_kinds"]) - set(IN_KINDS) or set(kinds["out_kinds"]) - set(OUT_KINDS) \
+                or fields.get("hold", HOLDS[0]) not in HOLDS:
             raise FusionError(f"row_reduction schedule takes integers vector, threads, units, rows_per_cta, cluster, "
-                              f"ctas_per_sm and one kind per input ({', '.join(IN_KINDS)}) and output "
-                              f"({', '.join(OUT_KINDS)}), got {fields}")
-        params = replace(params, in_kinds=kinds["in_kinds"], out_kinds=kinds["out_kinds"], **ints)
-        if "ctas_per_sm" not in ints:
-            params = replace(params, ctas_per_sm=choose_ctas_per_sm(params.threads, params.units, params.vector,
-                                                                    params.cluster))
+                              f"ctas_per_sm, lookahead and stream, hold ({' or '.join(HOLDS)}) and one "
+                              f"kind per input ({', '.join(IN_KINDS)}) and output ({', '.join(OUT_KINDS)}), "
+                              f"got {fields}")
+        params = replace(params, in_kinds=kinds["in_kinds"], out_kinds=kinds["out_kinds"],
+                         hold=fields.get("hold", params.hold), **ints)
+        params = following(params, named=fields)
         if params.vector not in (1, 2, 4, 8) or params.threads not in (32, 64, 128, 256, 512, 1024) \
                 or not 1 <= params.units <= 2 * MAX_UNITS or params.rows_per_cta not in (1, 2, 4, 8, 16, 32) \
                 or params.group < 32 or params.cluster not in (1, 2, 4, 8) \
                 or (params.cluster > 1 and params.rows_per_cta > 1) \
-                or not 1 <= params.ctas_per_sm <= MAX_THREADS_PER_SM // params.threads:
+                or not 1 <= params.ctas_per_sm <= MAX_THREADS_PER_SM // params.threads \
+                or not 1 <= params.lookahead <= params.units or params.stream not in (0, 1):
             raise FusionError(f"row_reduction schedule {fields} is out of range (vector 1/2/4/8, threads a power "
                               f"of two in [32, 1024], units 1-{2 * MAX_UNITS}, rows_per_cta a power of two leaving "
                               f"a row at least 32 threads, cluster 1/2/4/8 with one row a CTA, ctas_per_sm at "
-                              f"least 1 and at most {MAX_THREADS_PER_SM} threads an SM)")
+                              f"least 1 and at most {MAX_THREADS_PER_SM} threads an SM, lookahead 1 to units, stream 0/1)")
         return params
 
     def build(self, func_op, params: RowReductionSchedule, kernel_name: str, insertion_point):

@@ -5,7 +5,9 @@
     u_k = t % group + k * group (k < units) of `vector` columns, from column rank x the CTA's
     capacity in a cluster
     load every full input's units at row * N + col (a unit past the row's end reads the row's
-    last unit and is masked out) and every cols input's units at col
+    last unit and is masked out; past the L1 where `stream`), held in registers or stored to
+    smem at [unit][thread] (`hold` smem: each pass loads them back), and every cols input's units
+    at col
     per reduction, in program order:
         its operand per lane (kernel.body.evaluate, the earlier reductions given), folded over the
         thread's valid lanes (a tree), the warp (gpu.shuffle xor 16, 8, 4, 2, 1) and the row's
@@ -14,19 +16,21 @@
         shuffles again (kernel.folds; a var reuses a mean of the same value); in a cluster, thread
         p < cluster stores the CTA's total into slot [rank] of CTA p's smem (nvasync.store_peer)
         and every thread folds the cluster's slots in rank order
-    every output per lane: full outputs by vector stores of the valid units, row outputs by the
-    row's first thread (of the cluster's rank 0).
+    every output per lane: full outputs by vector stores of the valid units (the cols inputs of
+    unit k + lookahead - 1 loaded before unit k's stores), row outputs by the row's first thread
+    (of the cluster's rank 0).
 
 The barrier between a slot's stores and its loads is not written here: fuser-insert-syncs
 derives it (a generic write -> generic read hazard between threads), and the cluster barrier
 between the peers' stores and the loads of the cluster's slots.  Every reduction has its
-own slot and a CTA reduces one row, so no slot is written twice.
+own slot and a CTA reduces one row, so no slot is written twice.  Rows held in smem need no
+barrier: every thread loads only the elements it stored (the pass sees the same index).
 """
 from __future__ import annotations
 
 
 from mlir import ir
-from mlir.dialects import arith, gpu, memref
+from mlir.dialects import arith, gpu, memref, vector
 
 from ..dialects import nvasync
 from ..frontend.dtypes import DataType
@@ -73,6 +77,7 @@ class _KernelBuilder:
             self.row = arith.minsi(row, arith.subi(self.rows, i32(1)))
             self.position = arith.remui(self.tid, i32(s.group))
         self.row_start = arith.muli(to_i64(self.row), to_i64(self.cols))
+        self.held_at = to_index(arith.muli(self.tid, i32(s.vector)))
         last = arith.subi(self.cols, i32(s.vector))
         first = i32(0) if self.rank is None else arith.muli(self.rank, i32(s.capacity // s.cluster))
         self.columns, self.valid = [], []
@@ -83,7 +88,9 @@ class _KernelBuilder:
         # Full inputs are loaded once and stay in registers; cols inputs (a norm's weights: small,
         # cached) are loaded again by each stage that uses them, so they are not live across the
         # reductions (measured: a LayerNorm of 32K-element rows spilled with its weights resident).
-        self.full = {j: self.load(j) for j, kind in enumerate(s.in_kinds) if kind == "full"}
+        self.full = {j: self.load_vectors(j) for j, kind in enumerate(s.in_kinds) if kind == "full"}
+        if s.hold == "smem":
+            self.full = {j: self.hold_in_smem(j, vectors) for j, vectors in self.full.items()}
         given, means = {}, {}            # means: by the value averaged (a var reuses its mean)
         for op in self.func.regions[0].blocks[0].operations:
             name = op.operation.name
@@ -108,25 +115,58 @@ class _KernelBuilder:
         columns = self.columns if columns is None else columns
         if kind == "value":
             return [[self.values[f"input{j}"]] * s.vector for _ in columns]
-        units = []
-        for col in columns:
-            offset = arith.addi(self.row_start, to_i64(col)) if kind == "full" else to_i64(col)
-            vec = load_global(gep(self.pointers[f"input{j}"], offset, dtype),
-                              ir.VectorType.get([s.vector], memory_type(dtype)), self.align[f"input{j}"])
-            units.append(lanes(body.to_compute(vec, dtype)))
-        return units
+        return [lanes(body.to_compute(vec, dtype)) for vec in self.load_vectors(j, columns)]
 
-    def lane_args(self, k: int) -> list:
-        """The fusion's arguments for each lane of unit k, in compute form: [lane][argument]."""
+    def load_vectors(self, j: int, columns=None) -> list:
+        """Input j's units at `columns` (default: all of the thread's) as loaded: vectors in memory form."""
+        s, kind, dtype = self.s, self.s.in_kinds[j], self.s.in_dtypes[j]
+        columns = self.columns if columns is None else columns
+        offsets = [arith.addi(self.row_start, to_i64(col)) if kind == "full" else to_i64(col) for col in columns]
+        return [load_global(gep(self.pointers[f"input{j}"], offset, dtype),
+                            ir.VectorType.get([s.vector], memory_type(dtype)), self.align[f"input{j}"],
+                            l1=not (s.stream and kind == "full"))
+                for offset in offsets]
+
+    def hold_in_smem(self, j: int, vectors) -> list:
+        """Store full input j's units into shared memory, a buffer per unit indexed by the thread
+        (each thread reads back only what it wrote: no barrier); the smem views, to load from."""
+        dtype = self.s.in_dtypes[j]
+        views = []
+        for vec in vectors:
+            view = nvasync.SmemBufferOp(smem_type([self.s.threads * self.s.vector], dtype), offset=self.smem_end).buffer
+            self.smem_end += -(-self.s.threads * self.s.vector * DataType(dtype).itemsize // 16) * 16
+            vector.store(vec, view, [self.held_at])
+            views.append(view)
+        return views
+
+    def full_unit(self, j: int, k: int) -> list:
+        """Full input j's lanes of the thread's unit k, in compute form (from smem where held there)."""
+        held, dtype = self.full[j][k], self.s.in_dtypes[j]
+        if self.s.hold == "smem":
+            held = vector.load(ir.VectorType.get([self.s.vector], memory_type(dtype)), held, [self.held_at])
+        return lanes(body.to_compute(held, dtype))
+
+    def lane_args(self, k: int, cols_units=None) -> list:
+        """The fusion's arguments for each lane of unit k, in compute form: [lane][argument];
+        cols inputs from `cols_units` (input -> lanes) where given, else loaded here."""
         s = self.s
-        units = [self.full[j][k] if kind == "full" else self.load(j, [self.columns[k]])[0]
+        units = [self.full_unit(j, k) if kind == "full" else
+                 cols_units[j] if cols_units is not None and j in cols_units else self.load(j, [self.columns[k]])[0]
                  for j, kind in enumerate(s.in_kinds)]
         return [[unit[i] for unit in units] for i in range(s.vector)]
 
+    def cols_units(self, k: int) -> dict:
+        """Every cols input's lanes of unit k: {input: lanes}."""
+        return {j: self.load(j, [self.columns[k]])[0] for j, kind in enumerate(self.s.in_kinds) if kind == "cols"}
+
     def store_outputs(self, given):
         s = self.s
+        ahead = {}      # cols inputs loaded `lookahead` units before their stores (not held back by them)
         for k, (col, valid) in enumerate(zip(self.columns, self.valid)):
-            results = [body.evaluate(self.func, args, given) for args in self.lane_args(k)]
+            for u in range(k, min(k + s.lookahead, s.units)):
+                if u not in ahead:
+                    ahead[u] = self.cols_units(u)
+            results = [body.evaluate(self.func, args, given) for args in self.lane_args(k, ahead.pop(k))]
             full = [j for j, kind in enumerate(s.out_kinds) if kind == "full"]
             if full:
                 with if_then(self.stored(valid)):

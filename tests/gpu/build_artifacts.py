@@ -12,7 +12,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cases import CASES, LARGE, OUTER_CASES, REDUCTION_CASES, reduction_inputs, with_modes  # noqa: E402
+from cases import CASES, HELD_CASES, LARGE, OUTER_CASES, REDUCTION_CASES, reduction_inputs, with_modes  # noqa: E402
 from test_scalars import CASES as SCALAR_CASES, SHAPES as SCALAR_SHAPES, meta_inputs  # noqa: E402
 from test_matmul import CASES as MATMUL_CASES  # noqa: E402
 from test_strided import CASES as STRIDED_CASES, EXTRA as STRIDED_EXTRA, make_inputs  # noqa: E402
@@ -52,6 +52,9 @@ def main():
              for name, build, shape in REDUCTION_CASES]
     jobs += [(name, schedule, build, lambda fd, s=shape: reduction_inputs(fd, s, "meta"))
              for name, build, shape, schedule in OUTER_CASES]
+    by_name = {name: (build, shape) for name, build, shape in REDUCTION_CASES}
+    jobs += [(name, schedule, by_name[name][0], lambda fd, s=by_name[name][1]: reduction_inputs(fd, s, "meta"))
+             for name, schedule in HELD_CASES]
     for name, schedule, build, inputs_of in jobs[first::every]:
         if listing:
             print(name, schedule)

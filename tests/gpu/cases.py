@@ -195,9 +195,19 @@ REDUCTION_CASES = [
         ("softmax", DataType.BFloat16, 7, 65536), ("layer_norm", DataType.BFloat16, 3, 100000),
         ("rms_norm", DataType.Float, 2, 131072), ("row_stats", DataType.Half, 5, 65544),
         ("log_softmax", DataType.BFloat16, 2, 262144), ("layer_norm", DataType.Float, 1, 40000),
-        # 512 threads of at most 32 elements, compiled for two CTAs per SM (64 registers)
+        # 512 threads a row, the row held in smem, two CTAs per SM (64 registers); the last two with
+        # units past the row's end, LayerNorm's rows streaming past the L1
         ("layer_norm", DataType.BFloat16, 300, 16384), ("rms_norm", DataType.BFloat16, 1000, 12288),
+        ("layer_norm", DataType.BFloat16, 300, 30000), ("log_softmax", DataType.Half, 9, 24584),
     ]]
+# (case of REDUCTION_CASES, schedule): rows held where a schedule names it -- in smem with 2 rows a
+# CTA, with weights 3 units ahead and rows past the L1, over a cluster of 4 -- or in registers.
+HELD_CASES = [(name, {"scheduler": "row_reduction", **fields}) for name, fields in [
+    ("softmax-BFloat16-300x1000", {"hold": "smem"}),
+    ("layer_norm-Float-7x777", {"hold": "smem", "lookahead": 3, "stream": 1}),
+    ("layer_norm-BFloat16-3x100000", {"hold": "smem"}),
+    ("layer_norm-BFloat16-300x30000", {"hold": "registers"}),
+]]
 
 
 

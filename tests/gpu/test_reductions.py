@@ -13,7 +13,7 @@ import pytest
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cases import REDUCTION_CASES, reduction_inputs  # noqa: E402
+from cases import HELD_CASES, REDUCTION_CASES, reduction_inputs  # noqa: E402
 from test_pointwise import TOLERANCE, poisoned, reference  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA Hopper GPU")
@@ -84,3 +84,15 @@ def test_variance_of_rows_far_from_zero(name):
     for o, r, t in zip(out, refs, fd.outputs):
         err = (o.double() - r).norm() / r.norm().clamp_min(1e-30)
         assert err < 1e-4, f"{name}: relative error {err:.3e} for {t!r}"
+
+
+
+@pytest.mark.parametrize("name, schedule", HELD_CASES)
+def test_where_rows_are_held_as_named(name, schedule):
+    """Rows held in shared memory (or registers) as a schedule names it: the same results as torch."""
+    build, shape = BY_NAME[name]
+    fd, _, out, refs = run_case(build, shape, "row_reduction", schedule)
+    for o, r, t in zip(out, refs, fd.outputs):
+        assert not torch.isnan(o).any(), f"{name}: unwritten (NaN) elements in output {t!r}"
+        err = (o.double() - r).norm() / r.norm().clamp_min(1e-30)
+        assert err < TOLERANCE[t.dtype], f"{name}: relative error {err:.3e} for {t!r}"
