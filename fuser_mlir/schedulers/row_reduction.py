@@ -56,12 +56,16 @@ Measured on the H100 (bf16):
   (63 registers or fewer, two CTAs either way) the same.  At 32768 columns (64 elements a thread)
   64 registers spill 192-392 bytes and ran 1.1-1.6 TB/s against 2.8-2.96: one CTA.
 - rows of 512 threads held in smem at two CTAs per SM (`hold`), against registers (one CTA at
-  32768 columns, two at 16384), bf16, TB/s, three runs of a probe (4096 / 8192 / 32768 rows):
-  - 32768 columns: softmax 2.90-2.91 / 2.94-2.98 / 3.00-3.02 against 2.77-2.81 / 2.87 / 2.89-2.91;
-    LayerNorm (weights 2 units ahead, rows past the L1) 2.83 / 2.91 / 2.92 against 2.74-2.78 /
-    2.76-2.88 / 2.94-3.00; RMSNorm 2.90-2.91 / 2.96 / 2.99-3.00 against 2.83-2.91 / 2.94-2.97 /
-    3.00-3.02.  In smem without streaming LayerNorm ran 2.68-2.77 at 4096 rows and RMSNorm
-    2.72-2.87; streaming slowed softmax (2.87) and rows held in registers (1-3 %);
+  32768 columns, two at 16384), bf16, TB/s, four runs of a probe, each on a fresh machine
+  (4096 / 8192 / 32768 rows):
+  - 32768 columns: softmax 2.81-2.91 / 2.92-2.98 / 3.00-3.02 against 2.70-2.81 / 2.80-2.87 /
+    2.89-2.91, ahead in every run; LayerNorm (weights 2 units ahead, rows past the L1) 2.78-2.83
+    / 2.90-2.91 / 2.92 against 2.74-2.86 / 2.76-2.88 / 2.94-3.00 and RMSNorm 2.82-2.91 / 2.91-2.97
+    / 2.98-2.99 against 2.79-2.91 / 2.93-2.97 / 2.99-3.02: ahead in one run, behind in another
+    (machine to machine, not run to run); in smem without streaming LayerNorm ran 2.68-2.77 at
+    4096 rows; streaming slowed softmax (2.87) and rows held in registers (1-3 %); weights 3 units
+    ahead as 2; 256 threads x 16 units at two or three CTAs an SM 2-15 % slower; the smem carveout
+    set to the least that fits as the driver's choice;
   - 16384 columns (4096 / 32768 rows): LayerNorm 2.83 / 2.96-3.02 against 2.74-2.75 / 2.89-2.93
     (ptxas spilled 28 bytes in registers), RMSNorm 2.93 / 3.04 against 2.91 / 3.00-3.03, softmax
     2.90-2.91 / 3.03-3.05 against 2.93 / 3.03; three CTAs an SM (40 registers) ran LayerNorm at

@@ -85,7 +85,7 @@ class _KernelBuilder:
             col = arith.addi(first, arith.muli(arith.addi(self.position, i32(k * s.group)), i32(s.vector)))
             self.valid.append(arith.cmpi(arith.CmpIPredicate.slt, col, self.cols))
             self.columns.append(arith.minsi(col, last))
-        # Full inputs are loaded once and stay in registers; cols inputs (a norm's weights: small,
+        # Full inputs are loaded once and stay on chip (`hold`); cols inputs (a norm's weights: small,
         # cached) are loaded again by each stage that uses them, so they are not live across the
         # reductions (measured: a LayerNorm of 32K-element rows spilled with its weights resident).
         self.full = {j: self.load_vectors(j) for j, kind in enumerate(s.in_kinds) if kind == "full"}
