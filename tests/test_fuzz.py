@@ -8,6 +8,8 @@ process instead.  The seed is fixed, so a failure reproduces; about 10 ms a case
 """
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -81,3 +83,24 @@ def test_error_quoting_bytes_that_are_not_utf8_is_located(ctx):
         parse_module(b'func.func @f() {\n  "fusion.r\xfbduce"() : () -> ()\n  return\n}\n')
     (diag,) = info.value.diagnostics
     assert (diag.line, diag.col) == (2, 12) and "invalid UTF-8 byte 0xfb" in diag.message
+
+
+def test_a_context_keeps_reporting_errors_after_input_that_is_not_utf8():
+    """Such input once reached the bindings' diagnostic handler, which raised inside MLIR's
+    diagnostic engine and left its lock held: the next error a verifier worker thread reported
+    in that context waited forever (the fuzzer hung on it).  Run in a child with a deadline."""
+    script = (
+        "from mlir import ir\n"
+        "from fuser_mlir.backend.pipeline import parse_module\n"
+        "from fuser_mlir.diagnostics import CompileError\n"
+        "from fuser_mlir.dialects import new_context\n"
+        "bad = ''.join(f'func.func @f{i}(%m: memref<4xf32>, %v: f32) {{\\n  memref.store %v, %m[] : memref<4xf32>\\n'\n"
+        "              f'  return\\n}}\\n' for i in range(64))\n"
+        "with new_context(), ir.Location.unknown():\n"
+        "    for source in (b'func.func @f() {\\n  \"fusion.r\\xfbduce\"() : () -> ()\\n  return\\n}\\n', bad):\n"
+        "        try:\n"
+        "            parse_module(source)\n"
+        "        except CompileError as exc:\n"
+        "            print(exc.diagnostics[0].line)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.split() == ["2", "2"], done.stderr[-2000:]

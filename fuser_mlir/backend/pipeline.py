@@ -225,6 +225,15 @@ def parse_module(source: bytes | str):
     from mlir import ir
 
     source = source.encode() if isinstance(source, str) else source
+    # Before any parse: the bindings' diagnostic handler raises on a message quoting bytes that are
+    # not UTF-8, and an exception through MLIR's diagnostic engine leaves its lock held (MLIR has
+    # no unwind cleanups), so the context's next diagnostic from another thread (a verifier
+    # worker) would wait forever.
+    try:
+        source.decode()
+    except UnicodeDecodeError as exc:
+        raise error(f"invalid UTF-8 byte 0x{source[exc.start]:02x} in this input", "",
+                    *_line_col(source, exc.start)) from None
     reason = _parser_crash(source)
     if reason:
         # The shortest crashing prefix ends where the parser died (shorter prefixes of the
@@ -239,14 +248,6 @@ def parse_module(source: bytes | str):
         return ir.Module.parse(source)
     except ir.MLIRError as exc:
         raise (from_mlir_error(exc) if exc.error_diagnostics else _silent_parse_failure(source)) from None
-    except RuntimeError:
-        # The bindings cannot decode an error message that quotes bytes which are not UTF-8.
-        try:
-            source.decode()
-        except UnicodeDecodeError as exc:
-            raise error(f"invalid UTF-8 byte 0x{source[exc.start]:02x} in this input", "",
-                        *_line_col(source, exc.start)) from None
-        raise
 
 
 # An op of the IRDL dialects at statement position (after a line start, `=`, `{` or `}`), unquoted.
