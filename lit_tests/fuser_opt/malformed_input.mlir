@@ -1,11 +1,13 @@
 // Whatever the input, a problem in it is reported as `FILE:LINE:COL: error: message` (FILE is
 // `<stdin>` for stdin) with exit status 1 -- never a traceback or an abort (`not` without
 // --crash fails on a crash).  Each RUN feeds one bad input.
-// RUN: printf '\x00\xff junk' | not fuser-opt 2>&1 | FileCheck %s --check-prefix=JUNK --implicit-check-not=Traceback
+// RUN: printf '\x00\x01 junk' | not fuser-opt 2>&1 | FileCheck %s --check-prefix=JUNK --implicit-check-not=Traceback
+// RUN: printf '\x00\xff junk' | not fuser-opt 2>&1 | FileCheck %s --check-prefix=UTF8 --implicit-check-not=Traceback
 // RUN: not fuser-opt %s --split-input-file 2>&1 | FileCheck %s --implicit-check-not=Traceback
 // RUN: not fuser-opt %S/no-such-file.mlir 2>&1 | FileCheck %s --check-prefix=NOFILE
 
 // JUNK: <stdin>:1:2: error: unexpected character
+// UTF8: <stdin>:1:2: error: invalid UTF-8 byte 0xff in this input
 
 // NOFILE: no-such-file.mlir: error: cannot read input: No such file or directory
 
