@@ -171,7 +171,8 @@ def test_ctas_per_sm_follows_the_decisions_unless_named():
     ("softmax", 32768, BF16, ("smem", 2, 1, 0)), ("layer_norm", 16384, BF16, ("smem", 2, 2, 0)),
     ("rms_norm", 12288, BF16, ("smem", 2, 2, 0)), ("softmax", 16384, F32, ("smem", 2, 1, 0)),
     ("rms_norm", 8192, BF16, ("registers", 1, 1, 0)),              # 256 threads
-    ("softmax", 65536, BF16, ("registers", 1, 1, 0)),              # over a cluster of 2
+    ("softmax", 65536, BF16, ("smem", 2, 1, 0)),                   # over a cluster of 2
+    ("layer_norm", 262144, BF16, ("smem", 2, 2, 1)),               # over a cluster of 8
 ])
 def test_rows_of_512_threads_are_held_in_smem_at_two_ctas_per_sm(name, cols, dtype, expected):
     """A row a 512-thread CTA holds stays in shared memory between the passes, so ptxas fits the
@@ -191,6 +192,23 @@ def test_rows_of_512_threads_are_held_in_smem_at_two_ctas_per_sm(name, cols, dty
     registers = int(re.search(r"Used (\d+) registers", log).group(1))
     spilled = int(re.search(r"(\d+) bytes spill stores", log).group(1))
     assert (registers <= 64 and spilled <= 32) if p.ctas_per_sm == 2 else spilled == 0, log
+
+
+@pytest.mark.parametrize("cols, inputs, hold", [(32768, 1, "smem"), (32768, 2, "registers"), (16384, 3, "smem"),
+                                                (16384, 4, "registers")])
+def test_rows_stay_in_registers_where_two_ctas_could_not_hold_them_in_smem(cols, inputs, hold):
+    """A row of `inputs` full bf16 inputs takes inputs x 2 bytes x cols of shared memory a CTA; two
+    CTAs must fit the SM's 228 KB, else the rows stay in registers (no launch that cannot fit)."""
+    with FusionDefinition() as fd:
+        xs = [fd.define_tensor([-1, -1], BF16) for _ in range(inputs)]
+        total = xs[0]
+        for x in xs[1:]:
+            total = fd.ops.add(total, x)
+        fd.add_output(fd.ops.div(total, fd.ops.sum(total, -1, keepdim=True)))
+    compiled = fd.compile([torch.empty(4, cols, dtype=torch.bfloat16, device="meta")] * inputs)
+    assert (compiled.params.hold, compiled.scheduler.meta(compiled.params)["block"]) == (hold, [512, 1, 1])
+    smem = compiled.artifact.meta["dynamic_smem"]
+    assert 2 * (smem + 1024) <= 228 * 1024 if hold == "smem" else smem < 1024, smem
 
 
 def test_hold_lookahead_and_stream_can_be_named():

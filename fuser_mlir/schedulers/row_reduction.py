@@ -31,9 +31,9 @@ warp for rows of at most 32 units, else the smallest power of two in [64, 512] w
 units a thread, more units (up to MAX_UNITS) where 512 threads need them, and rows that 512 x
 MAX_UNITS units do not hold split over a cluster of 2, 4 or 8 CTAs (up to 256K bf16 elements;
 longer rows are an error); groups of 64 threads or fewer share CTAs of SHORT_ROWS_CTA threads;
-hold (choose_hold): smem for a row of one 512-thread CTA, else registers; ctas_per_sm
-(choose_ctas_per_sm): 2 for 512-thread rows in smem or of at most 32 elements a thread, else
-ptxas's choice; with rows in smem, cols inputs (weights) load `lookahead` 2 units ahead of the
+hold (choose_hold): smem for rows of 512-thread CTAs whose full inputs two CTAs' shared memory
+holds, else registers; ctas_per_sm (choose_ctas_per_sm): 2 for 512-thread rows in smem or (one
+CTA a row) of at most 32 elements a thread, else ptxas's choice; with rows in smem, cols inputs (weights) load `lookahead` 2 units ahead of the
 stores, and full inputs `stream` past the L1 (L1::no_allocate) where two CTAs' rows in smem, their
 loads in flight and the weights exceed the SM's 256 KB of L1 and smem (choose_cols_loads).  Every
 decision can be named in `schedule=`; hold, ctas_per_sm, lookahead and stream, unless named,
@@ -71,7 +71,12 @@ Measured on the H100 (bf16):
     2.90-2.91 / 3.03-3.05 against 2.93 / 3.03; three CTAs an SM (40 registers) ran LayerNorm at
     32768 columns at 2.22-2.29 (it spills) and softmax 1-2 % below two;
   - weights loaded 2-4 units ahead with rows in registers: LayerNorm 3-7 % slower (ptxas
-    reorders and spills), RMSNorm within 1 %.
+    reorders and spills), RMSNorm within 1 %;
+  - rows over a cluster (4096 and 8192 rows of 65536, 2048 of 131072, 1024 of 262144), one run:
+    softmax 2.72 / 2.76 / 2.64 / 2.50 against 2.22 / 2.24 / 2.01 / 1.94 in registers, LayerNorm
+    2.42 / 2.49 / 2.37 / 2.29 against 2.11 / 2.14 / 1.97 / 1.85, RMSNorm 2.80 / 2.81 / 2.74 / 2.73
+    against 2.58 / 2.60 / 2.41 / 2.30, the row sum (one pass) 3.01-3.13 against 3.03-3.17; in
+    smem at one CTA an SM 3-10 % below registers.
 - Tried, slower, not kept (one run each): persistent CTAs prefetching their next rows by TMA
   into a ring of 2-3 row buffers in shared memory (fuser-pipeline-mbarriers) ran every
   32768-column row 3-12 % slower (LayerNorm 4096 x 32768: 2.43 against 2.75 TB/s; Nsight
@@ -111,6 +116,8 @@ TARGET_UNITS = 4                # units a thread holds when the row is long enou
 MAX_UNITS = 8                   # registers: 8 x 8 bf16 lanes per full input and thread
 TWO_CTA_ELEMENTS = 32           # elements a 512-thread CTA's thread holds in 64 registers (ctas_per_sm)
 L1_SMEM_BYTES = 256 * 1024      # Hopper: an SM's L1 and shared memory together
+SMEM_PER_SM = 228 * 1024        # Hopper: the most of it that is shared memory
+CTA_SMEM_RESERVE = 2 * 1024     # a CTA's reduction slots and the 1 KB the system reserves, rounded up
 MAX_THREADS_PER_SM = 2048       # Hopper: the bound on ctas_per_sm x threads
 IN_KINDS = ("full", "cols", "value")
 HOLDS = ("registers", "smem")
@@ -218,19 +225,21 @@ def choose_threads(cols: int, vector: int) -> tuple[int, int, int, int]:
     return group * rows_per_cta, max(1, math.ceil(chunks / (group * cluster))), rows_per_cta, cluster
 
 
-def choose_hold(threads: int, cluster: int) -> str:
-    """smem for a row a 512-thread CTA holds (rows of 8K-32K 16-bit elements): its registers then
-    hold at most one unit a thread between the passes, so two CTAs fit an SM at 64 registers and
-    one CTA's loads overlap the other's reductions and stores; else registers (module docstring)."""
-    return "smem" if threads == WIDE_THREADS and cluster == 1 else "registers"
+def choose_hold(threads: int, units: int, vector: int, in_dtypes, in_kinds) -> str:
+    """smem for the rows of 512-thread CTAs (16-bit rows of more than 8K elements, over a
+    cluster too) whose full inputs two CTAs' shared memory holds: a thread's registers then hold
+    at most one unit between the passes, so two CTAs fit an SM at 64 registers and one CTA's
+    loads overlap the other's reductions and stores; else registers (module docstring)."""
+    row_bytes = sum(threads * units * vector * DataType(d).itemsize for d, k in zip(in_dtypes, in_kinds) if k == "full")
+    return "smem" if threads == WIDE_THREADS and 2 * (row_bytes + CTA_SMEM_RESERVE) <= SMEM_PER_SM else "registers"
 
 
 def choose_ctas_per_sm(threads: int, units: int, vector: int, cluster: int, hold: str) -> int:
-    """2 for a row a 512-thread CTA holds in smem or whose threads hold at most TWO_CTA_ELEMENTS
-    elements in registers: 64 registers a thread; else 1, ptxas's choice (module docstring; rows
-    over a cluster are not measured so)."""
-    fits = hold == "smem" or units * vector <= TWO_CTA_ELEMENTS
-    return 2 if threads == WIDE_THREADS and cluster == 1 and fits else 1
+    """2 for rows of 512-thread CTAs held in smem, or (one CTA a row) whose threads hold at most
+    TWO_CTA_ELEMENTS elements in registers: 64 registers a thread; else 1, ptxas's choice (module
+    docstring; register-held rows over a cluster at two CTAs an SM measured slower)."""
+    fits = hold == "smem" or (cluster == 1 and units * vector <= TWO_CTA_ELEMENTS)
+    return 2 if threads == WIDE_THREADS and fits else 1
 
 
 def choose_cols_loads(hold: str, ctas_per_sm: int, capacity: int, in_dtypes, in_kinds) -> tuple[int, int]:
@@ -250,7 +259,8 @@ def following(params: RowReductionSchedule, named) -> RowReductionSchedule:
     """`params` with the decisions that follow the others (hold, ctas_per_sm, lookahead, stream)
     taken by their rules, except those `named` (a user's schedule)."""
     if "hold" not in named:
-        params = replace(params, hold=choose_hold(params.threads, params.cluster))
+        params = replace(params, hold=choose_hold(params.threads, params.units, params.vector, params.in_dtypes,
+                                                  params.in_kinds))
     if "ctas_per_sm" not in named:
         params = replace(params, ctas_per_sm=choose_ctas_per_sm(params.threads, params.units, params.vector,
                                                                 params.cluster, params.hold))
