@@ -33,11 +33,11 @@ MAX_UNITS units do not hold split over a cluster of 2, 4 or 8 CTAs (up to 256K b
 longer rows are an error); groups of 64 threads or fewer share CTAs of SHORT_ROWS_CTA threads;
 hold (choose_hold): smem for rows of 512-thread CTAs whose full inputs two CTAs' shared memory
 holds, else registers; ctas_per_sm (choose_ctas_per_sm): 2 for 512-thread rows in smem or (one
-CTA a row) of at most 32 elements a thread, else ptxas's choice; with rows in smem, cols inputs (weights) load `lookahead` 2 units ahead of the
-stores, and full inputs `stream` past the L1 (L1::no_allocate) where two CTAs' rows in smem, their
-loads in flight and the weights exceed the SM's 256 KB of L1 and smem (choose_cols_loads).  Every
-decision can be named in `schedule=`; hold, ctas_per_sm, lookahead and stream, unless named,
-follow the rest.
+CTA a row) of at most 32 elements a thread, else ptxas's choice; with rows in smem, cols inputs
+(weights) load `lookahead` 2 units ahead of the stores, and full inputs `stream` past the L1
+(L1::no_allocate) where two CTAs' rows in smem, their loads in flight and the weights exceed the
+SM's 256 KB of L1 and smem (choose_cols_loads).  Every decision can be named in `schedule=`;
+hold, ctas_per_sm, lookahead and stream, unless named, follow the rest.
 Measured on the H100 (bf16):
 - 32768 rows of 1024: 64 threads x 2 units run a LayerNorm at 2.80 TB/s where 128 x 1 ran 2.38
   and a warp x 4 units 2.71; 4 such rows a CTA 2.77-2.86 TB/s over four fusions, level with one
@@ -372,7 +372,8 @@ class _RowReduction:
             raise FusionError(f"row_reduction schedule {fields} is out of range (vector 1/2/4/8, threads a power "
                               f"of two in [32, 1024], units 1-{2 * MAX_UNITS}, rows_per_cta a power of two leaving "
                               f"a row at least 32 threads, cluster 1/2/4/8 with one row a CTA, ctas_per_sm at "
-                              f"least 1 and at most {MAX_THREADS_PER_SM} threads an SM, lookahead 1 to units, stream 0/1)")
+                              f"least 1 and at most {MAX_THREADS_PER_SM} threads an SM, lookahead 1 to units, "
+                              "stream 0/1)")
         return params
 
     def build(self, func_op, params: RowReductionSchedule, kernel_name: str, insertion_point):
