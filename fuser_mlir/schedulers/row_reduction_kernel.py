@@ -151,7 +151,7 @@ class _KernelBuilder:
         cols inputs from `cols_units` (input -> lanes) where given, else loaded here."""
         s = self.s
         units = [self.full_unit(j, k) if kind == "full" else
-                 cols_units[j] if cols_units is not None and j in cols_units else self.load(j, [self.columns[k]])[0]
+                 cols_units[j] if kind == "cols" and cols_units is not None else self.load(j, [self.columns[k]])[0]
                  for j, kind in enumerate(s.in_kinds)]
         return [[unit[i] for unit in units] for i in range(s.vector)]
 
