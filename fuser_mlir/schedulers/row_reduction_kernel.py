@@ -88,9 +88,8 @@ class _KernelBuilder:
         # Full inputs are loaded once and stay on chip (`hold`); cols inputs (a norm's weights: small,
         # cached) are loaded again by each stage that uses them, so they are not live across the
         # reductions (measured: a LayerNorm of 32K-element rows spilled with its weights resident).
-        self.full = {j: self.load_vectors(j) for j, kind in enumerate(s.in_kinds) if kind == "full"}
-        if s.hold == "smem":
-            self.full = {j: self.hold_in_smem(j, vectors) for j, vectors in self.full.items()}
+        self.full = {j: self.hold_in_smem(j) if s.hold == "smem" else self.load(j)
+                     for j, kind in enumerate(s.in_kinds) if kind == "full"}
         given, means = {}, {}            # means: by the value averaged (a var reuses its mean)
         for op in self.func.regions[0].blocks[0].operations:
             name = op.operation.name
@@ -111,28 +110,27 @@ class _KernelBuilder:
     def load(self, j: int, columns=None) -> list:
         """Input j's lanes at the units starting at `columns` (default: all of the thread's):
         [unit][lane] in compute form."""
-        s, kind, dtype = self.s, self.s.in_kinds[j], self.s.in_dtypes[j]
+        s, dtype = self.s, self.s.in_dtypes[j]
         columns = self.columns if columns is None else columns
-        if kind == "value":
+        if s.in_kinds[j] == "value":
             return [[self.values[f"input{j}"]] * s.vector for _ in columns]
-        return [lanes(body.to_compute(vec, dtype)) for vec in self.load_vectors(j, columns)]
+        return [lanes(body.to_compute(self.load_unit(j, col), dtype)) for col in columns]
 
-    def load_vectors(self, j: int, columns=None) -> list:
-        """Input j's units at `columns` (default: all of the thread's) as loaded: vectors in memory form."""
+    def load_unit(self, j: int, col) -> object:
+        """Input j's unit starting at column `col` as loaded: a vector in memory form."""
         s, kind, dtype = self.s, self.s.in_kinds[j], self.s.in_dtypes[j]
-        columns = self.columns if columns is None else columns
-        offsets = [arith.addi(self.row_start, to_i64(col)) if kind == "full" else to_i64(col) for col in columns]
-        return [load_global(gep(self.pointers[f"input{j}"], offset, dtype),
-                            ir.VectorType.get([s.vector], memory_type(dtype)), self.align[f"input{j}"],
-                            l1=not (s.stream and kind == "full"))
-                for offset in offsets]
+        offset = arith.addi(self.row_start, to_i64(col)) if kind == "full" else to_i64(col)
+        return load_global(gep(self.pointers[f"input{j}"], offset, dtype),
+                           ir.VectorType.get([s.vector], memory_type(dtype)), self.align[f"input{j}"],
+                           l1=not (s.stream and kind == "full"))
 
-    def hold_in_smem(self, j: int, vectors) -> list:
-        """Store full input j's units into shared memory, a buffer per unit indexed by the thread
-        (each thread reads back only what it wrote: no barrier); the smem views, to load from."""
+    def hold_in_smem(self, j: int) -> list:
+        """Load full input j's units and store them into shared memory, a buffer per unit indexed
+        by the thread (each thread reads back only what it wrote: no barrier); the smem views, to
+        load from."""
         dtype = self.s.in_dtypes[j]
         views = []
-        for vec in vectors:
+        for vec in [self.load_unit(j, col) for col in self.columns]:     # every load before the first store
             view = nvasync.SmemBufferOp(smem_type([self.s.threads * self.s.vector], dtype), offset=self.smem_end).buffer
             self.smem_end += -(-self.s.threads * self.s.vector * DataType(dtype).itemsize // 16) * 16
             vector.store(vec, view, [self.held_at])
@@ -140,10 +138,12 @@ class _KernelBuilder:
         return views
 
     def full_unit(self, j: int, k: int) -> list:
-        """Full input j's lanes of the thread's unit k, in compute form (from smem where held there)."""
-        held, dtype = self.full[j][k], self.s.in_dtypes[j]
-        if self.s.hold == "smem":
-            held = vector.load(ir.VectorType.get([self.s.vector], memory_type(dtype)), held, [self.held_at])
+        """Full input j's lanes of the thread's unit k, in compute form: held so in registers, or
+        loaded back from smem."""
+        if self.s.hold != "smem":
+            return self.full[j][k]
+        dtype = self.s.in_dtypes[j]
+        held = vector.load(ir.VectorType.get([self.s.vector], memory_type(dtype)), self.full[j][k], [self.held_at])
         return lanes(body.to_compute(held, dtype))
 
     def lane_args(self, k: int, cols_units=None) -> list:
