@@ -110,7 +110,7 @@ def kernel_func(name: str, arg_types: list[str], threads: int, insertion_point, 
 
 # --- global memory: `!llvm.ptr<1>` kernel arguments, element offsets, explicit alignment -------
 GLOBAL_PTR = "!llvm.ptr<1>"
-_ARG_TYPES = {"tensormap": lambda p: "!llvm.ptr", "pointer": lambda p: GLOBAL_PTR, "scalar": lambda p: "i32",
+_ARG_TYPES = {"tensormap": lambda p: "!llvm.ptr", "pointer": lambda p: GLOBAL_PTR, "scalar": lambda p: p["type"],
               "value": lambda p: str(memory_type(p["dtype"]))}
 
 

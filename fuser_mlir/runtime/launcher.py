@@ -28,7 +28,7 @@ import threading
 from ..diagnostics import FusionError
 from . import driver
 
-_SCALAR_TYPES = {"i32": ctypes.c_int32}
+_SCALAR_TYPES = {"i32": ctypes.c_int32, "i64": ctypes.c_int64}
 # A scalar input's kernel parameter, by its dtype (storage type: Bool is one byte).
 _VALUE_TYPES = {"f32": ctypes.c_float, "i32": ctypes.c_int32, "i64": ctypes.c_int64, "i1": ctypes.c_int8}
 
@@ -120,9 +120,9 @@ class Launcher:
                     pointers.append(cell + 8 * self.scratch_cells[name])
                 continue
             if p["kind"] == "scalar":
-                value = launch["scalars"][p["value"]]
-                if not -2 ** 31 <= value < 2 ** 31:
-                    raise FusionError(f"kernel scalar {p['value']} = {value} exceeds the kernel's 32-bit index range")
+                value, bits = launch["scalars"][p["value"]], int(p["type"][1:])
+                if not -2 ** (bits - 1) <= value < 2 ** (bits - 1):
+                    raise FusionError(f"kernel scalar {p['value']} = {value} exceeds the kernel's {bits}-bit index range")
                 self.scalars.append(_SCALAR_TYPES[p["type"]](value))
                 pointers.append(ctypes.addressof(self.scalars[-1]))
                 continue

@@ -126,7 +126,7 @@ class OuterReductionSchedule:
         inputs and outputs, one element, to their own) or a scalar input's value; a pointer per
         output; with splits, the workspace (a tensor map of [1, slot_width] f32 boxes and a
         pointer) and the strips' semaphores; then the i32 scalars `rows`, `cols` (the [rows, cols]
-        view) and `count` (elements each result folds)."""
+        view) and the i64 `count` (elements each result folds: a full reduction's may pass 2^31)."""
         def pointer(tensor, dtype, kind):
             vectors = kind == "full" or not self.full        # a full reduction's kept tensors: one element
             align = min(VECTOR_BYTES, self.vector * DataType(dtype).itemsize) if vectors else DataType(dtype).itemsize
@@ -140,7 +140,8 @@ class OuterReductionSchedule:
                         "swizzle": 0},
                        {"kind": "pointer", "scratch": "workspace", "dtype": "f32", "align": 16},
                        {"kind": "pointer", "scratch": "flags", "dtype": "i32", "align": 4}]
-        return params + [{"kind": "scalar", "type": "i32", "value": name} for name in ("rows", "cols", "count")]
+        return params + [{"kind": "scalar", "type": "i32", "value": name} for name in ("rows", "cols")] + \
+            [{"kind": "scalar", "type": "i64", "value": "count"}]
 
     def to_json(self) -> dict:
         return asdict(self)

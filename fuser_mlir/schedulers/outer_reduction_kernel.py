@@ -34,7 +34,7 @@ from mlir.dialects import arith, gpu, memref, scf, vector
 from ..diagnostics import FusionError
 from ..dialects import nvasync
 from ..kernel import body, folds
-from ..kernel.builders import (build_kernel_with, elected_lane_of_warp0, gep, i32, if_then, if_then_else, index, lanes,
+from ..kernel.builders import (build_kernel_with, elected_lane_of_warp0, gep, i32, i64, if_then, if_then_else, index, lanes,
                                load_global, memory_type, pack, smem_type, store_global, to_i32, to_i64, to_index)
 from .outer_reduction import SLOT_REGISTERS, VECTOR_BYTES, OuterReductionSchedule, _round_up
 from .pointwise_strided_kernel import check_right_aligned
@@ -197,7 +197,7 @@ class _KernelBuilder:
         s = self.s
         if s.full:
             flat = arith.addi(arith.muli(to_i64(row), to_i64(i32(s.width))), to_i64(col))
-            inside = arith.cmpi(arith.CmpIPredicate.slt, flat, to_i64(self.scalars["count"]))
+            inside = arith.cmpi(arith.CmpIPredicate.slt, flat, self.scalars["count"])
             return arith.select(inside, flat, to_i64(i32(0))), inside
         row = arith.select(arith.cmpi(arith.CmpIPredicate.slt, row, rows), row, i32(0))
         return arith.addi(arith.muli(to_i64(row), to_i64(cols)), kept_at), None
@@ -371,7 +371,7 @@ class _KernelBuilder:
                     # sum d^2 - (sum d)^2 / n over max(n - correction, 0), d = v - K (K cancels)
                     squares = arith.subf(totals[qs[1]][lane], arith.divf(arith.mulf(first, first), count))
                     correction = ir.IntegerAttr(op.attributes["correction"]).value
-                    divisor = arith.maxsi(arith.subi(self.scalars["count"], i32(correction)), i32(0))
+                    divisor = arith.maxsi(arith.subi(self.scalars["count"], i64(correction)), i64(0))
                     first = arith.divf(squares, arith.sitofp(f32, divisor))
                 given[lane][op.result] = first
         args = self.lane_args(None, kept_at)

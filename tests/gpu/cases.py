@@ -239,9 +239,11 @@ OUTER_RECIPES = {   # name: (rank, kept inputs, recipe)
     "full_stats": (2, 0, lambda o, x: [o.sum(o.mul(x, x)), o.max(x), o.min(x, (0, 1), keepdim=True), o.mean(x),
                                        o.var(x)]),
     "vector_sum": (1, 0, lambda o, x: o.sum(x, 0)),
+    "vector_stats": (1, 0, lambda o, x: [o.sum(x, 0), o.mean(x), o.var(x)]),
 }
 # (name, fusion, input shape, schedule): ragged columns and rows, 1 row, narrow columns (vector 1,
-# a strip wider than them), numel not a multiple of 8, more splits than rows (splits with no rows).
+# a strip wider than them), numel not a multiple of 8, more splits than rows (splits with no rows),
+# a full reduction of more than 2^31 elements.
 OUTER_CASES = [
     (f"{name}-{d.name}-{'x'.join(map(str, shape))}{'-' + str(splits) + 'splits' if splits else ''}",
      lambda n=name, d=d: outer_fusion(d, *OUTER_RECIPES[n]), shape,
@@ -254,6 +256,7 @@ OUTER_CASES = [
         ("full_stats", DataType.BFloat16, (1000, 1003), 0), ("full_stats", DataType.Float, (2048, 2048), 0),
         ("full_stats", DataType.Half, (1, 1), 0), ("full_stats", DataType.Float, (5, 40), 37),
         ("vector_sum", DataType.BFloat16, (1 << 20,), 0), ("vector_sum", DataType.Float, (12345,), 0),
+        ("vector_stats", DataType.BFloat16, ((1 << 31) + 8,), 0),     # counts past 2^31 (an i64 scalar)
     ]]
 
 
