@@ -7,9 +7,10 @@
     out, = fd.execute([tx, ty])
 
 `execute` keeps one prepared launch per input signature (`signature_key`): a repeated call costs
-a check of the signature (the most recent launch's SignatureGuard, else a dictionary lookup), the
-output allocation, the address writes (re-encoding only descriptors whose tensor moved) and one
-driver launch.  Anything new goes through `compile` and its checks first.
+a check of the signature (the most recent launch's, else a dictionary lookup), the output
+allocation, the address writes (re-encoding only descriptors whose tensor moved) and one driver
+launch -- in C++ where the launch's parameters allow it (runtime/fastpath.py).  Anything new goes
+through `compile` and its checks first.
 
 Schedulers.  Pointwise fusions run the strided scheduler ("pointwise_strided": direct
 vector/scalar global loads, any broadcast, stride or alignment), which measured faster than the
@@ -48,9 +49,14 @@ class FusionDefinition(Fusion):
         into `out` when given; contiguous).  `schedule` as for `compile`."""
         recent = self._recent
         if recent is not None and options is None and schedule is None:
-            addresses = recent.guard.addresses(inputs)
-            if addresses is not None:
-                return recent.run(addresses, out)
+            if recent.fast is not None and out is None:
+                outputs = recent.fast(inputs)
+                if outputs is not None:
+                    return outputs
+            else:
+                addresses = recent.guard.addresses(inputs)
+                if addresses is not None:
+                    return recent.run(addresses, out)
         try:
             key = signature_key(inputs)
             if schedule is not None:
@@ -60,7 +66,7 @@ class FusionDefinition(Fusion):
         launcher = self._launchers.get(key) if options is None else None
         if launcher is None:
             compiled = compile_fusion(self, inputs, options, schedule)
-            launcher = compiled.launcher(device_of(self, inputs, out), SignatureGuard.of(inputs))
+            launcher = compiled.launcher(device_of(self, inputs, out), inputs)
             if key is not None and options is None:
                 self._launchers[key] = launcher
         if options is None and schedule is None:

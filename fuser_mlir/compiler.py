@@ -50,16 +50,16 @@ class CompiledFusion:
     def ptx(self) -> str:
         return self.artifact.ptx
 
-    def launcher(self, device: int, guard=None):
+    def launcher(self, device: int, examples=None):
         """A Launcher for this signature on `device` (checked to be a Hopper GPU by the caller);
-        `guard`: the signature's SignatureGuard, for fd.execute's cached path."""
+        `examples`: inputs of the signature, for fd.execute's cached path."""
         from .runtime.launcher import Launcher
 
         fd = self.fusion
         return Launcher(self.artifact, device, self.launch,
                         [torch_dtype(t.dtype) for t in fd.inputs],
                         [(s, torch_dtype(t.dtype)) for s, t in zip(self.out_shapes, fd.outputs)],
-                        [repr(t) for t in fd.inputs], [f"output {t!r}" for t in fd.outputs], guard)
+                        [repr(t) for t in fd.inputs], [f"output {t!r}" for t in fd.outputs], examples)
 
     def run(self, inputs, out=None):
         """Launch on torch CUDA tensors of the signature it was compiled for (checked every call;

@@ -5,7 +5,9 @@ The fusion is relu(x) * y on small bf16 tensors, so every system is host-bound a
 are what a call costs the Python thread (tools/timing.py host_us).  fd.execute runs as users call
 it (the registry's scheduler, same tensors each call), with inputs alternating between two
 tensor pairs (addresses change every call, as activations do), and on the TMA scheduler with
-alternating inputs (each call re-encodes the input descriptors).
+alternating inputs (each call re-encodes the input descriptors).  The default scheduler's calls go
+through the C++ fast path (fuser_mlir/runtime/fastpath.py); its Python path, which the TMA
+scheduler's tensor maps and machines without a C++ compiler take, is timed beside it.
 
     # here (MLIR available): build the kernel
     FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_dispatch.py --build
@@ -20,6 +22,7 @@ from timing import bench_arguments, host_us, save
 
 from fuser_mlir import DataType, FusionDefinition
 from fuser_mlir.api import signature_key
+from fuser_mlir.runtime import fastpath
 
 SHAPE = (256, 1024)
 ROUNDS = 5
@@ -78,6 +81,13 @@ def bench(json_path):
         turn[0] ^= 1
         return fd.execute(pairs[turn[0]], schedule=schedule)
 
+    launcher = fd._launchers[signature_key((x, y))]
+    if launcher.fast is None:
+        print(f"no C++ fast path: {fastpath._failed}")
+
+    def python_path():
+        return launcher.run(launcher.guard.addresses((x, y)))
+
     eager = lambda: torch.relu(x) * y       # noqa: E731
     compiled_fn = torch.compile(lambda a, b: torch.relu(a) * b)
     out = [torch.empty_like(x)]
@@ -85,6 +95,7 @@ def bench(json_path):
     calls = {
         "fd.execute": lambda: fd.execute([x, y]),
         "fd.execute(out=)": lambda: fd.execute([x, y], out=out),
+        "fd.execute's Python path (signature guard + launcher.run)": python_path,
         "fd.execute, inputs alternating between two pairs": alternating,
         "fd.execute, TMA scheduler (schedule=), inputs alternating": lambda: alternating(TMA),
         "torch eager relu(x)*y (2 ops)": eager,
@@ -97,7 +108,6 @@ def bench(json_path):
     rounds = [{name: host_us(call) if call else None for name, call in calls.items()} for _ in range(ROUNDS)]
 
     # Breakdown of the hot path (the default scheduler's launcher): each piece alone.
-    launcher = fd._launchers[signature_key((x, y))]
     _, tma_slot = fd._launchers[(signature_key((x, y)), tuple(TMA.items()))].tensor_maps[0]
     stream = torch._C._cuda_getCurrentRawStream(launcher.device)
     addresses, flip = [x.data_ptr(), x2.data_ptr()], [0]
@@ -107,6 +117,8 @@ def bench(json_path):
         tma_slot.put(addresses[flip[0]])
 
     breakdown = {
+        "C++ fast call: check, allocation, addresses, launch": host_us(lambda: launcher.fast((x, y)))
+        if launcher.fast else None,
         "signature key (2 inputs)": host_us(lambda: signature_key((x, y))),
         "signature guard: check and addresses (2 inputs)": host_us(lambda: launcher.guard.addresses((x, y))),
         "output allocation (the launcher's empty_like)": host_us(lambda: launcher._empty_like(launcher.out_templates[0])),
@@ -127,7 +139,7 @@ def bench(json_path):
             print(f"  {name:58s} {'n/a (' + why + ')' if us is None else f'{us:7.2f} us'}{ratio}")
     print("fd.execute hot path, piece by piece:")
     for name, us in breakdown.items():
-        print(f"  {name:58s} {us:7.2f} us")
+        print(f"  {name:58s} {'n/a' if us is None else f'{us:7.2f} us'}")
     save({"device": torch.cuda.get_device_name(), "shape": SHAPE, "host_us_by_round": rounds,
           "breakdown_us": breakdown, "torch": torch.__version__}, json_path)
 

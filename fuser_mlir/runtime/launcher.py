@@ -10,7 +10,8 @@ allocates the outputs, writes every address in one assignment, refreshes the des
 launches on torch's current stream (so it also records into a CUDA graph being captured), one
 thread at a time (the buffers are shared by every call of the signature).  `run`
 takes the inputs' addresses already read (signature.SignatureGuard reads them while checking the
-signature), `__call__` the inputs.
+signature), `__call__` the inputs.  `fast`, where it exists, is the same call in C++
+(fastpath.py): it checks the signature itself and answers None where it does not apply.
 
 Alignment is checked per signature, not per call: the compiler checks each pointer's alignment
 against the signature's (compiler.check_alignment), and the signature key includes it; `out=`
@@ -26,7 +27,8 @@ import ctypes
 import threading
 
 from ..diagnostics import FusionError
-from . import driver
+from . import driver, fastpath
+from .signature import SignatureGuard
 
 _SCALAR_TYPES = {"i32": ctypes.c_int32, "i64": ctypes.c_int64}
 # A scalar input's kernel parameter, by its dtype (storage type: Bool is one byte).
@@ -60,11 +62,11 @@ def allocator(templates):
 
 
 class Launcher:
-    def __init__(self, artifact, device: int, launch: dict, in_dtypes, out_specs, in_names, out_names, guard=None):
+    def __init__(self, artifact, device: int, launch: dict, in_dtypes, out_specs, in_names, out_names, examples=None):
         """`launch`: the scheduler's recipe for this signature ({"tiles", "scalars"} and, for
         tensor maps, "views": the shape each tensor map sees, by tensor); `out_specs`: (shape,
-        torch dtype) per output; `guard`: the signature's SignatureGuard, if it has one (taken
-        only where every input is a tensor parameter)."""
+        torch dtype) per output; `examples`: inputs of the signature, for fd.execute's cached
+        path (its SignatureGuard and C++ `fast` call, where every input is a tensor parameter)."""
         import torch
 
         self.device = device
@@ -84,7 +86,8 @@ class Launcher:
         self.value_slots = []              # (input index, ValueSlot): the scalar inputs
         self.in_is_value = [False] * n_in
         self.out_align = [1] * len(out_names)     # bytes, as the kernel's stores of each output need
-        self.guard = guard
+        self.guard = SignatureGuard.of(examples) if examples is not None else None
+        self.fast = None
         self.lock = threading.Lock()
         if self.tiles == 0:           # an empty output: nothing to launch
             return
@@ -109,6 +112,7 @@ class Launcher:
         self.scratch_by_stream = {}
         self.scratch_stream = None
         pointers = []
+        tensor_params = []                 # (parameter index, tensor index): global pointers
         for p in meta["params"]:
             if "scratch" in p:
                 name = p["scratch"]
@@ -138,6 +142,7 @@ class Launcher:
                 self.tensor_maps.append((j, slot))
                 pointers.append(slot.address)
             else:
+                tensor_params.append((len(pointers), j))
                 pointers.append(cell + 8 * j)
             if j >= n_in:
                 self.out_align[j - n_in] = 16 if p["kind"] == "tensormap" else p["align"]
@@ -146,6 +151,20 @@ class Launcher:
                                             ctypes.addressof(self.params), device)
         if self.value_slots:               # a scalar's number is no tensor: the guard cannot see it
             self.guard = None
+        if self.guard is not None and not (self.tensor_maps or self.scratch_specs):
+            self.fast = self._fast_launch(examples, tensor_params, len(pointers))
+
+    def _fast_launch(self, examples, tensor_params, n_params):
+        """The C++ call of this launch (fastpath.cpp), or None where the extension is unavailable."""
+        import torch
+
+        built = fastpath.module()
+        if built is None:
+            return None
+        return built.FastLaunch(list(examples), self.out_templates, self.device, self.grid, self.block, self.smem,
+                                self.function, ctypes.addressof(self.params), n_params, tensor_params,
+                                ctypes.cast(driver.libcuda().launch_kernel_ex, ctypes.c_void_p).value,
+                                torch._C._cuda_getCurrentRawStream, torch._C._cuda_getDevice, self.scalars)
 
     def __call__(self, inputs, out=None):
         return self.run([0 if value else v.data_ptr() for value, v in zip(self.in_is_value, inputs)], out,

@@ -1,0 +1,245 @@
+// fd.execute's cached call in C++ (built by fastpath.py): check the inputs against one signature,
+// allocate the outputs, write the addresses, launch.  Python per call costs more than the driver's
+// launch (fastpath.py says how much); this object does what launcher.Launcher.run does for
+// launches whose parameters are global pointers and fixed scalars.
+//
+// FastLaunch(examples, templates, device, grid, block, smem, function, params, n_params,
+//            tensor_params, launch, current_stream, current_device, keepalive)
+//   examples:  the signature's input tensors; a call matches when each input has the same dtype,
+//              device, sizes, contiguity (else strides) and 16-byte alignment of its data pointer
+//              (signature.signature_key's facts, no more);
+//   templates: one tensor per output (its sizes, dtype and device; outputs are contiguous);
+//   params:    address of the kernel's parameter-pointer array (n_params entries), copied; entry
+//              k of each (k, j) in tensor_params points at tensor j's address cell instead
+//              (inputs, then outputs), cells this object owns;
+//   launch:    address of cuLaunchKernelEx; current_stream/current_device: torch's callables;
+//   keepalive: what the copied parameter pointers point into (the launcher's scalars).
+// Calling it with the inputs returns the list of outputs, or None where the signature, the
+// current device or the launch says no: the caller then takes the Python path, which reports.
+// Every step between writing the cells and the launch is plain C++ with the GIL held, so no
+// other Python thread can interleave its own call.
+#include <Python.h>
+
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <torch/csrc/autograd/python_variable.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+struct LaunchConfig {  // CUlaunchConfig (cuda.h), without launch attributes
+  unsigned grid[3], block[3], shared_bytes;
+  void* stream;
+  void* attrs;
+  unsigned num_attrs;
+};
+using LaunchKernelEx = int (*)(const LaunchConfig*, void*, void**, void**);
+
+struct TensorSig {
+  c10::ScalarType dtype;
+  c10::Device device;
+  std::vector<int64_t> sizes, strides;
+  bool contiguous, aligned;
+};
+
+struct FastLaunch {
+  PyObject_HEAD
+  std::vector<TensorSig>* inputs;
+  std::vector<TensorSig>* outputs;
+  std::vector<uint64_t>* cells;
+  std::vector<void*>* params;
+  LaunchConfig config;
+  void* function;
+  LaunchKernelEx launch;
+  int device;
+  PyObject *current_stream, *current_device, *device_index, *keepalive;
+};
+
+TensorSig sig_of(const at::Tensor& t) {
+  return {t.scalar_type(), t.device(), t.sizes().vec(), t.strides().vec(), t.is_contiguous(),
+          reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0};
+}
+
+bool matches(const TensorSig& sig, PyObject* obj) {
+  if (!THPVariable_Check(obj)) return false;
+  const at::Tensor& t = THPVariable_Unpack(obj);
+  if (t.scalar_type() != sig.dtype || t.layout() != c10::kStrided || t.device() != sig.device ||
+      t.sizes() != c10::IntArrayRef(sig.sizes))
+    return false;
+  bool contiguous = t.is_contiguous();
+  if (contiguous != sig.contiguous || (!contiguous && t.strides() != c10::IntArrayRef(sig.strides))) return false;
+  return ((reinterpret_cast<uintptr_t>(t.data_ptr()) % 16) == 0) == sig.aligned;
+}
+
+PyObject* call(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
+  auto* self = reinterpret_cast<FastLaunch*>(self_obj);
+  PyObject* inputs;
+  if (kwargs || !PyArg_UnpackTuple(args, "FastLaunch", 1, 1, &inputs)) {
+    PyErr_SetString(PyExc_TypeError, "FastLaunch takes the list of inputs");
+    return nullptr;
+  }
+  PyObject* seq = PySequence_Fast(inputs, "FastLaunch takes a sequence of inputs");
+  if (!seq) return nullptr;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  PyObject** items = PySequence_Fast_ITEMS(seq);
+  bool ok = n == static_cast<Py_ssize_t>(self->inputs->size());
+  for (Py_ssize_t j = 0; ok && j < n; ++j) ok = matches((*self->inputs)[j], items[j]);
+  if (ok) {
+    PyObject* current = PyObject_CallNoArgs(self->current_device);
+    ok = current && PyLong_AsLong(current) == self->device;
+    Py_XDECREF(current);
+  }
+  void* stream = nullptr;
+  if (ok) {
+    PyObject* raw = PyObject_CallOneArg(self->current_stream, self->device_index);
+    ok = raw != nullptr;
+    if (ok) stream = PyLong_AsVoidPtr(raw);
+    Py_XDECREF(raw);
+  }
+  PyErr_Clear();  // a failed check is a "no": the Python path reports what is wrong
+  if (!ok) {
+    Py_DECREF(seq);
+    Py_RETURN_NONE;
+  }
+  std::vector<at::Tensor> outputs;
+  outputs.reserve(self->outputs->size());
+  try {
+    for (const TensorSig& sig : *self->outputs)
+      outputs.push_back(at::empty(sig.sizes, at::TensorOptions().dtype(sig.dtype).device(sig.device)));
+  } catch (const std::exception& e) {
+    Py_DECREF(seq);
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    return nullptr;
+  }
+  auto& cells = *self->cells;
+  for (Py_ssize_t j = 0; j < n; ++j)
+    cells[j] = reinterpret_cast<uintptr_t>(THPVariable_Unpack(items[j]).data_ptr());
+  Py_DECREF(seq);
+  for (size_t k = 0; k < outputs.size(); ++k) cells[n + k] = reinterpret_cast<uintptr_t>(outputs[k].data_ptr());
+  self->config.stream = stream;
+  if (self->launch(&self->config, self->function, self->params->data(), nullptr) != 0) Py_RETURN_NONE;
+  PyObject* result = PyList_New(static_cast<Py_ssize_t>(outputs.size()));
+  if (!result) return nullptr;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    PyObject* wrapped = THPVariable_Wrap(std::move(outputs[k]));
+    if (!wrapped) {
+      Py_DECREF(result);
+      return nullptr;
+    }
+    PyList_SET_ITEM(result, static_cast<Py_ssize_t>(k), wrapped);
+  }
+  return result;
+}
+
+void dealloc(PyObject* self_obj) {
+  auto* self = reinterpret_cast<FastLaunch*>(self_obj);
+  delete self->inputs;
+  delete self->outputs;
+  delete self->cells;
+  delete self->params;
+  Py_XDECREF(self->current_stream);
+  Py_XDECREF(self->current_device);
+  Py_XDECREF(self->device_index);
+  Py_XDECREF(self->keepalive);
+  Py_TYPE(self_obj)->tp_free(self_obj);
+}
+
+// Parses the constructor's arguments (header comment) into `self`; false with a Python error set.
+bool init_from(FastLaunch* self, PyObject* args) {
+  PyObject *examples, *templates, *block, *tensor_params;
+  unsigned long long function, params, launch;
+  unsigned grid, smem;
+  Py_ssize_t n_params;
+  if (!PyArg_ParseTuple(args, "OOiIOIKKnOKOOO", &examples, &templates, &self->device, &grid, &block, &smem,
+                        &function, &params, &n_params, &tensor_params, &launch, &self->current_stream,
+                        &self->current_device, &self->keepalive))
+    return false;
+  Py_INCREF(self->current_stream);
+  Py_INCREF(self->current_device);
+  Py_INCREF(self->keepalive);
+  self->device_index = PyLong_FromLong(self->device);
+  self->inputs = new std::vector<TensorSig>();
+  self->outputs = new std::vector<TensorSig>();
+  self->params = new std::vector<void*>(reinterpret_cast<void**>(params), reinterpret_cast<void**>(params) + n_params);
+  for (Py_ssize_t j = 0; j < PySequence_Size(examples); ++j) {
+    PyObject* obj = PySequence_GetItem(examples, j);
+    if (!obj || !THPVariable_Check(obj)) {
+      Py_XDECREF(obj);
+      PyErr_SetString(PyExc_TypeError, "FastLaunch examples must be tensors");
+      return false;
+    }
+    self->inputs->push_back(sig_of(THPVariable_Unpack(obj)));
+    Py_DECREF(obj);
+  }
+  for (Py_ssize_t k = 0; k < PySequence_Size(templates); ++k) {
+    PyObject* obj = PySequence_GetItem(templates, k);
+    if (!obj || !THPVariable_Check(obj)) {
+      Py_XDECREF(obj);
+      PyErr_SetString(PyExc_TypeError, "FastLaunch templates must be tensors");
+      return false;
+    }
+    self->outputs->push_back(sig_of(THPVariable_Unpack(obj)));
+    Py_DECREF(obj);
+  }
+  self->cells = new std::vector<uint64_t>(self->inputs->size() + self->outputs->size());
+  for (Py_ssize_t i = 0; i < PySequence_Size(tensor_params); ++i) {
+    Py_ssize_t k, j;
+    PyObject* pair = PySequence_GetItem(tensor_params, i);
+    bool parsed = pair && PyArg_ParseTuple(pair, "nn", &k, &j);
+    Py_XDECREF(pair);
+    if (!parsed || k < 0 || k >= n_params || j < 0 || j >= static_cast<Py_ssize_t>(self->cells->size())) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "FastLaunch tensor_params out of range");
+      return false;
+    }
+    (*self->params)[k] = &(*self->cells)[j];
+  }
+  unsigned dims[3] = {1, 1, 1};
+  for (Py_ssize_t d = 0; d < 3 && d < PySequence_Size(block); ++d) {
+    PyObject* item = PySequence_GetItem(block, d);
+    dims[d] = static_cast<unsigned>(item ? PyLong_AsUnsignedLong(item) : 1);
+    Py_XDECREF(item);
+  }
+  if (PyErr_Occurred()) return false;
+  self->config = {{grid, 1, 1}, {dims[0], dims[1], dims[2]}, smem, nullptr, nullptr, 0};
+  self->function = reinterpret_cast<void*>(function);
+  self->launch = reinterpret_cast<LaunchKernelEx>(launch);
+  return true;
+}
+
+PyObject* make(PyTypeObject* type, PyObject* args, PyObject*) {
+  auto* self = reinterpret_cast<FastLaunch*>(type->tp_alloc(type, 0));
+  if (!self) return nullptr;
+  try {
+    if (init_from(self, args)) return reinterpret_cast<PyObject*>(self);
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  Py_DECREF(self);
+  return nullptr;
+}
+
+PyTypeObject FastLaunchType = {PyVarObject_HEAD_INIT(nullptr, 0)};
+PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "fuser_mlir_fastpath", "fd.execute's cached call in C++", -1};
+
+}  // namespace
+
+PyMODINIT_FUNC PyInit_fuser_mlir_fastpath() {
+  FastLaunchType.tp_name = "fuser_mlir_fastpath.FastLaunch";
+  FastLaunchType.tp_basicsize = sizeof(FastLaunch);
+  FastLaunchType.tp_flags = Py_TPFLAGS_DEFAULT;
+  FastLaunchType.tp_new = make;
+  FastLaunchType.tp_dealloc = dealloc;
+  FastLaunchType.tp_call = call;
+  if (PyType_Ready(&FastLaunchType) < 0) return nullptr;
+  PyObject* module = PyModule_Create(&module_def);
+  if (!module) return nullptr;
+  Py_INCREF(&FastLaunchType);
+  if (PyModule_AddObject(module, "FastLaunch", reinterpret_cast<PyObject*>(&FastLaunchType)) < 0) {
+    Py_DECREF(&FastLaunchType);
+    Py_DECREF(module);
+    return nullptr;
+  }
+  return module;
+}

@@ -1,0 +1,85 @@
+"""fd.execute's C++ call (runtime/fastpath.cpp) without a GPU: built here with the host compiler, run
+on CPU tensors with a stand-in for cuLaunchKernelEx that records what it was handed.  It accepts a
+call exactly when the signature key matches, hands the driver the config and one parameter array
+whose pointer entries point at the inputs' and the fresh outputs' addresses, and answers None,
+launching nothing, where the signature or the current device differs or the launch fails."""
+import ctypes
+import itertools
+
+import pytest
+import torch
+from test_signature import _misaligned, _variants
+
+from fuser_mlir.runtime import fastpath
+from fuser_mlir.runtime.driver import _LaunchConfig
+from fuser_mlir.runtime.signature import signature_key
+
+LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                          ctypes.c_void_p)
+FUNCTION, STREAM = 0xF00D, 0x5EAF
+
+
+class Driver:
+    """A cuLaunchKernelEx that records each launch: (grid, block, smem, stream, function, cells, scalar)."""
+
+    def __init__(self, tensors: int, code: int = 0):
+        self.launches, self.code, self.tensors = [], code, tensors
+        self.fn = LAUNCH(self.launch)
+        self.address = ctypes.cast(self.fn, ctypes.c_void_p).value
+
+    def launch(self, config, function, params, extra):
+        c = _LaunchConfig.from_address(config)
+        cells = [ctypes.c_uint64.from_address(params[k]).value for k in range(self.tensors)]
+        scalar = ctypes.c_int32.from_address(params[self.tensors]).value
+        self.launches.append((tuple(c.grid), tuple(c.block), c.shared_bytes, c.stream, function, cells, scalar))
+        return self.code
+
+
+def fast_launch(examples, templates, driver, device=lambda: 0):
+    """A FastLaunch whose kernel takes one pointer per tensor (inputs, then outputs), then one i32."""
+    scalar = ctypes.c_int32(77)
+    n = len(examples) + len(templates)
+    params = (ctypes.c_void_p * (n + 1))(*([0] * n + [ctypes.addressof(scalar)]))
+    module = fastpath.module()
+    assert module is not None, f"the C++ fast path did not build here: {fastpath._failed}"
+    launch = module.FastLaunch(examples, templates, 0, 7, [128, 1, 1], 4096, FUNCTION, ctypes.addressof(params),
+                               n + 1, [(k, k) for k in range(n)], driver.address, lambda d: STREAM, device,
+                               [scalar, params])
+    return launch
+
+
+def test_a_call_of_the_signature_launches_with_its_addresses_and_returns_fresh_outputs():
+    x, y = torch.randn(64, 32).to(torch.bfloat16), torch.randn(32, 64).t()
+    driver = Driver(3)
+    fast = fast_launch([x, y], [torch.empty((), dtype=torch.bfloat16).expand(64, 32)], driver)
+    for _ in range(2):
+        a, b = torch.randn(64, 32).to(torch.bfloat16), torch.randn(32, 64).t()
+        out, = fast([a, b])
+        assert (out.shape, out.dtype, out.is_contiguous()) == ((64, 32), torch.bfloat16, True)
+        assert driver.launches[-1] == ((7, 1, 1), (128, 1, 1), 4096, STREAM, FUNCTION,
+                                       [a.data_ptr(), b.data_ptr(), out.data_ptr()], 77)
+    assert len(driver.launches) == 2
+
+
+@pytest.mark.parametrize("base, other", list(itertools.product(_variants(), repeat=2)))
+def test_it_accepts_exactly_the_calls_whose_signature_key_matches(base, other):
+    variants = _variants()
+    driver = Driver(2)
+    fast = fast_launch([variants[base]], [torch.empty(())], driver)
+    accepted = fast([variants[other]]) is not None
+    assert accepted == (signature_key([variants[base]]) == signature_key([variants[other]])), \
+        f"FastLaunch of {base!r} {'took' if accepted else 'turned down'} {other!r}"
+    assert len(driver.launches) == accepted
+
+
+def test_it_answers_none_and_launches_nothing_where_the_call_is_not_its_own():
+    x = torch.randn(4, 8)
+    driver = Driver(2)
+    fast = fast_launch([x], [torch.empty(())], driver)
+    for inputs in ([], [x, x], [0.5], [x.double()], [_misaligned((4, 8), torch.float32)], [x.t().contiguous().t()]):
+        assert fast(inputs) is None
+    assert fast_launch([x], [torch.empty(())], driver, device=lambda: 1)([x]) is None, "another current device"
+    assert driver.launches == []
+    failing = Driver(2, code=201)
+    assert fast_launch([x], [torch.empty(())], failing)([x]) is None, "a failed launch is the Python path's to report"
+    assert len(failing.launches) == 1
