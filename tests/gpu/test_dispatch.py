@@ -1,5 +1,7 @@
 """fd.execute's cached path on the H100: descriptors follow moving tensors, out= reuse, streams,
 CUDA-graph capture replayed with new data in the same buffers, and threads sharing one launch.
+The pointwise case's cached calls take the C++ fast path (runtime/fastpath.py), checked to be
+in use; its Python path runs where a test turns the fast path off, and in out= calls.
 
 Uses the GPU suite's cases (tests/gpu/cases.py), whose kernels build_artifacts.py compiles.
 """
@@ -29,13 +31,27 @@ def _expected(x, y):
     return (x.double() * y.double()).to(torch.bfloat16)
 
 
-def test_cached_launcher_follows_new_tensors():
-    """Fresh tensors every call (new addresses, same signature): every result is right."""
+@pytest.mark.parametrize("path", ["C++", "Python"])
+def test_cached_launcher_follows_new_tensors(path):
+    """Fresh tensors every call (new addresses, same signature): every result is right, and every
+    element written: each output takes the memory of a NaN-filled tensor just freed (the caching
+    allocator hands the block back; checked)."""
+    from fuser_mlir.runtime import fastpath
+
     fd, shape = _mul_case()
+    fd.execute(_inputs(shape))
+    launcher, = fd._launchers.values()
+    assert launcher.fast is not None, f"no C++ fast path: {fastpath._failed}"
+    if path == "Python":
+        launcher.fast = None
     for _ in range(5):
         x, y = _inputs(shape)
+        poisoned = torch.full(shape, float("nan"), device="cuda", dtype=torch.bfloat16)
+        address = poisoned.data_ptr()
+        del poisoned
         out, = fd.execute([x, y])
         torch.cuda.synchronize()
+        assert out.data_ptr() == address, "the output did not reuse the poisoned block"
         assert torch.equal(out, _expected(x, y))
     assert len(fd._launchers) == 1, "one signature must give one prepared launch"
 
@@ -105,3 +121,24 @@ def test_threads_sharing_one_launch_each_get_their_own_results():
     failures = run_in_threads(run, pairs)
     assert not failures, failures[0]
     assert not wrong, f"{len(wrong)} of {threads * calls} calls returned another call's result"
+
+
+@pytest.mark.parametrize("name", ["layer_norm-BFloat16-100x1536", "row_stats-Half-37x777", "softmax-BFloat16-7x65536",
+                                  "scaled_colsum-BFloat16-8x100x64"])
+def test_fast_path_gives_the_python_paths_results(name):
+    """Several inputs (a norm's weights), several outputs, cluster launches and an outer
+    reduction (unsplit: split ones have scratch buffers, which the Python path binds) through the
+    C++ call: bitwise the results of the Python path's out= launch."""
+    from cases import OUTER_CASES, REDUCTION_CASES
+    from test_reductions import run_case
+
+    cases = {n: (b, s, "row_reduction") for n, b, s in REDUCTION_CASES} | \
+        {n: (b, s, "outer_reduction") for n, b, s, _ in OUTER_CASES}
+    build, shape, scheduler = cases[name]
+    fd, inputs, out, _ = run_case(build, shape, scheduler)
+    launcher = fd._recent
+    assert launcher is not None and launcher.fast is not None, "the case's launch has no C++ call"
+    for _ in range(2):
+        results = fd.execute(inputs)
+        torch.cuda.synchronize()
+        assert all(torch.equal(r, o) for r, o in zip(results, out)), f"{name}: the C++ call's results differ"
