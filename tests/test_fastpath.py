@@ -83,3 +83,14 @@ def test_it_answers_none_and_launches_nothing_where_the_call_is_not_its_own():
     failing = Driver(2, code=201)
     assert fast_launch([x], [torch.empty(())], failing)([x]) is None, "a failed launch is the Python path's to report"
     assert len(failing.launches) == 1
+
+
+def test_without_a_compiler_it_warns_once_and_calls_take_the_python_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("FUSER_MLIR_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CXX", str(tmp_path / "no-such-g++"))
+    monkeypatch.setattr(fastpath, "_module", None)
+    monkeypatch.setattr(fastpath, "_failed", None)
+    with pytest.warns(RuntimeWarning, match="C\\+\\+ fast path is unavailable.*no-such-g\\+\\+"):
+        assert fastpath.module() is None
+    assert fastpath.module() is None, "a failed build is not retried"
+    assert not list((tmp_path / "fastpath").iterdir()), "a failed build leaves no file behind"

@@ -10,10 +10,12 @@ fixed scalars (the pointwise, row- and outer-reduction kernels without split-K s
 maps, scalar inputs, scratch buffers and `out=` stay on the Python path, which is also where
 every call goes when the extension cannot be built (no compiler, or FUSER_MLIR_FASTPATH=0).
 
-The build: one g++ command (no ninja, no build isolation), ~30-60 s once per source, torch and
-Python version, into the cache directory (FUSER_MLIR_CACHE_DIR, as the kernels), written to a
-temporary name and renamed, so concurrent builders never load a partial file.  A failed build
-warns once with the compiler's last lines and is not retried in that process.
+The build: one g++ command (no ninja, no build isolation), 20-30 s once per source, torch and
+Python version (the first fd.execute that needs it says so on stderr; `python -m
+fuser_mlir.runtime.fastpath` builds it ahead), into the cache directory (FUSER_MLIR_CACHE_DIR, as
+the kernels), written to a temporary name and renamed, so concurrent builders never load a
+partial file; one thread of a process builds, the others wait for it.  A failed build warns once
+with the compiler's last lines and is not retried in that process.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import warnings
 from pathlib import Path
 
@@ -36,6 +39,7 @@ BUILD_TIMEOUT_S = 600
 
 _module = None
 _failed: str | None = None
+_lock = threading.Lock()
 
 
 def _build_command(torch, source: Path, target: Path) -> list[str]:
@@ -60,6 +64,7 @@ def build(torch) -> Path:
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.write(f"fuser_mlir: compiling fd.execute's C++ call for torch {torch.__version__} (once, ~30 s)\n")
     fd, partial = tempfile.mkstemp(suffix=target.suffix, dir=target.parent)
     os.close(fd)
     try:
@@ -76,6 +81,13 @@ def build(torch) -> Path:
 
 def module():
     """The built extension module, or None (the reason warned once) where it cannot be had."""
+    if _module is not None or _failed is not None:
+        return _module
+    with _lock:
+        return _load()
+
+
+def _load():
     global _module, _failed
     if _module is not None or _failed is not None:
         return _module
@@ -92,5 +104,18 @@ def module():
     except Exception as exc:  # noqa: BLE001 -- any failure leaves the (slower, equal) Python path
         _failed = f"{type(exc).__name__}: {exc}"
         warnings.warn(f"fuser_mlir: fd.execute's C++ fast path is unavailable, calls take the Python path "
-                      f"(~2x the host time): {_failed}", RuntimeWarning, stacklevel=3)
+                      f"(~1.5x the host time): {_failed}", RuntimeWarning, stacklevel=2)
     return _module
+
+
+def main() -> int:
+    """`python -m fuser_mlir.runtime.fastpath`: build the extension now (e.g. in an image)."""
+    import torch
+
+    built = module() is not None
+    print(f"built {_target(torch)}" if built else f"not built: {_failed}")
+    return 0 if built else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
