@@ -49,14 +49,9 @@ class FusionDefinition(Fusion):
         into `out` when given; contiguous).  `schedule` as for `compile`."""
         recent = self._recent
         if recent is not None and options is None and schedule is None:
-            if recent.fast is not None and out is None:
-                outputs = recent.fast(inputs)
-                if outputs is not None:
-                    return outputs
-            else:
-                addresses = recent.guard.addresses(inputs)
-                if addresses is not None:
-                    return recent.run(addresses, out)
+            outputs = recent.cached(inputs, out)
+            if outputs is not None:
+                return outputs
         try:
             key = signature_key(inputs)
             if schedule is not None:

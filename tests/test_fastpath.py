@@ -1,8 +1,9 @@
 """fd.execute's C++ call (runtime/fastpath.cpp) without a GPU: built here with the host compiler, run
 on CPU tensors with a stand-in for cuLaunchKernelEx that records what it was handed.  It accepts a
 call exactly when the signature key matches, hands the driver the config and one parameter array
-whose pointer entries point at the inputs' and the fresh outputs' addresses, and answers None,
-launching nothing, where the signature or the current device differs or the launch fails."""
+whose pointer entries point at the inputs' and the fresh (or `out=`) outputs' addresses, and
+answers None, launching nothing, where the signature, `out` or the current device differs or the
+launch fails."""
 import ctypes
 import itertools
 
@@ -35,14 +36,15 @@ class Driver:
         return self.code
 
 
-def fast_launch(examples, templates, driver, device=lambda: 0):
-    """A FastLaunch whose kernel takes one pointer per tensor (inputs, then outputs), then one i32."""
+def fast_launch(examples, templates, driver, device=lambda: 0, out_align=None):
+    """A FastLaunch whose kernel takes one pointer per tensor (inputs, then outputs), then one i32;
+    its stores need `out_align` bytes (default 16) of each output's pointer."""
     scalar = ctypes.c_int32(77)
     n = len(examples) + len(templates)
     params = (ctypes.c_void_p * (n + 1))(*([0] * n + [ctypes.addressof(scalar)]))
     module = fastpath.module()
     assert module is not None, f"the C++ fast path did not build here: {fastpath._failed}"
-    launch = module.FastLaunch(examples, templates, 0, 7, [128, 1, 1], 4096, FUNCTION, ctypes.addressof(params),
+    launch = module.FastLaunch(examples, templates, out_align or [16] * len(templates), 0, 7, [128, 1, 1], 4096, FUNCTION, ctypes.addressof(params),
                                n + 1, [(k, k) for k in range(n)], driver.address, lambda d: STREAM, device,
                                [scalar, params])
     return launch
@@ -70,6 +72,22 @@ def test_it_accepts_exactly_the_calls_whose_signature_key_matches(base, other):
     assert accepted == (signature_key([variants[base]]) == signature_key([variants[other]])), \
         f"FastLaunch of {base!r} {'took' if accepted else 'turned down'} {other!r}"
     assert len(driver.launches) == accepted
+
+
+def test_out_tensors_of_the_outputs_signature_are_written_in_place_and_returned():
+    x = torch.randn(64, 32).to(torch.bfloat16)
+    driver = Driver(3)
+    fast = fast_launch([x], [torch.empty((), dtype=torch.float32).expand(64, 32),
+                             torch.empty((), dtype=torch.bfloat16).expand(64)], driver, out_align=[16, 2])
+    out = [torch.empty(64, 32), _misaligned((64,))]
+    result = fast([x], out)
+    assert len(result) == 2 and all(r is o for r, o in zip(result, out)), "out= returns the tensors it was given"
+    assert driver.launches[-1][5] == [x.data_ptr(), out[0].data_ptr(), out[1].data_ptr()]
+    for bad in ([out[0]], [out[0], torch.empty(64, dtype=torch.float16)], [torch.empty(32, 64).t(), out[1]],
+                [_misaligned((64, 32), torch.float32), out[1]], [out[0], torch.empty(63, dtype=torch.bfloat16)],
+                [out[0], 1.0]):
+        assert fast([x], bad) is None, "out= tensors not of the outputs' signature are the Python path's to report"
+    assert len(driver.launches) == 1
 
 
 def test_it_answers_none_and_launches_nothing_where_the_call_is_not_its_own():

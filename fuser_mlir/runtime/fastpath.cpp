@@ -3,19 +3,21 @@
 // launch (fastpath.py says how much); this object does what launcher.Launcher.run does for
 // launches whose parameters are global pointers and fixed scalars.
 //
-// FastLaunch(examples, templates, device, grid, block, smem, function, params, n_params,
+// FastLaunch(examples, templates, out_align, device, grid, block, smem, function, params, n_params,
 //            tensor_params, launch, current_stream, current_device, keepalive)
 //   examples:  the signature's input tensors; a call matches when each input has the same dtype,
 //              device, sizes, contiguity (else strides) and 16-byte alignment of its data pointer
 //              (signature.signature_key's facts, no more);
 //   templates: one tensor per output (its sizes, dtype and device; outputs are contiguous);
+//   out_align: per output, the alignment in bytes its stores need (checked on `out=` tensors);
 //   params:    address of the kernel's parameter-pointer array (n_params entries), copied; entry
 //              k of each (k, j) in tensor_params points at tensor j's address cell instead
 //              (inputs, then outputs), cells this object owns;
 //   launch:    address of cuLaunchKernelEx; current_stream/current_device: torch's callables;
 //   keepalive: what the copied parameter pointers point into (the launcher's scalars).
-// Calling it with the inputs returns the list of outputs, or None where the signature, the
-// current device or the launch says no: the caller then takes the Python path, which reports.
+// Calling it with the inputs (and `out`, a sequence of output tensors, or None) returns the list
+// of outputs, or None where the signature, `out`, the current device, the allocation or the
+// launch says no: the caller then takes the Python path, which reports what is wrong.
 // Every step between writing the cells and the launch is plain C++ with the GIL held, so no
 // other Python thread can interleave its own call.
 #include <Python.h>
@@ -48,6 +50,7 @@ struct FastLaunch {
   PyObject_HEAD
   std::vector<TensorSig>* inputs;
   std::vector<TensorSig>* outputs;
+  std::vector<int64_t>* out_align;
   std::vector<uint64_t>* cells;
   std::vector<void*>* params;
   LaunchConfig config;
@@ -73,11 +76,31 @@ bool matches(const TensorSig& sig, PyObject* obj) {
   return ((reinterpret_cast<uintptr_t>(t.data_ptr()) % 16) == 0) == sig.aligned;
 }
 
+// out= tensors: each of its output's sizes, dtype and device, contiguous, aligned for the stores.
+bool take_out(const FastLaunch* self, PyObject* out, std::vector<at::Tensor>& outputs) {
+  PyObject* seq = PySequence_Fast(out, "out must be a sequence");
+  if (!seq) return false;
+  bool ok = PySequence_Fast_GET_SIZE(seq) == static_cast<Py_ssize_t>(self->outputs->size());
+  for (size_t k = 0; ok && k < self->outputs->size(); ++k) {
+    PyObject* obj = PySequence_Fast_GET_ITEM(seq, k);
+    const TensorSig& sig = (*self->outputs)[k];
+    ok = THPVariable_Check(obj);
+    if (!ok) break;
+    const at::Tensor& t = THPVariable_Unpack(obj);
+    ok = t.scalar_type() == sig.dtype && t.layout() == c10::kStrided && t.device() == sig.device &&
+         t.sizes() == c10::IntArrayRef(sig.sizes) && t.is_contiguous() &&
+         reinterpret_cast<uintptr_t>(t.data_ptr()) % (*self->out_align)[k] == 0;
+    if (ok) outputs.push_back(t);
+  }
+  Py_DECREF(seq);
+  return ok;
+}
+
 PyObject* call(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
   auto* self = reinterpret_cast<FastLaunch*>(self_obj);
-  PyObject* inputs;
-  if (kwargs || !PyArg_UnpackTuple(args, "FastLaunch", 1, 1, &inputs)) {
-    PyErr_SetString(PyExc_TypeError, "FastLaunch takes the list of inputs");
+  PyObject *inputs, *out = Py_None;
+  if (kwargs || !PyArg_UnpackTuple(args, "FastLaunch", 1, 2, &inputs, &out)) {
+    PyErr_SetString(PyExc_TypeError, "FastLaunch takes the list of inputs and optionally out");
     return nullptr;
   }
   PyObject* seq = PySequence_Fast(inputs, "FastLaunch takes a sequence of inputs");
@@ -98,20 +121,22 @@ PyObject* call(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
     if (ok) stream = PyLong_AsVoidPtr(raw);
     Py_XDECREF(raw);
   }
+  std::vector<at::Tensor> outputs;
+  outputs.reserve(self->outputs->size());
+  if (ok && out != Py_None) {
+    ok = take_out(self, out, outputs);
+  } else if (ok) {
+    try {
+      for (const TensorSig& sig : *self->outputs)
+        outputs.push_back(at::empty(sig.sizes, at::TensorOptions().dtype(sig.dtype).device(sig.device)));
+    } catch (const std::exception&) {
+      ok = false;  // out of memory: the Python path's allocation raises torch's error
+    }
+  }
   PyErr_Clear();  // a failed check is a "no": the Python path reports what is wrong
   if (!ok) {
     Py_DECREF(seq);
     Py_RETURN_NONE;
-  }
-  std::vector<at::Tensor> outputs;
-  outputs.reserve(self->outputs->size());
-  try {
-    for (const TensorSig& sig : *self->outputs)
-      outputs.push_back(at::empty(sig.sizes, at::TensorOptions().dtype(sig.dtype).device(sig.device)));
-  } catch (const std::exception& e) {
-    Py_DECREF(seq);
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-    return nullptr;
   }
   auto& cells = *self->cells;
   for (Py_ssize_t j = 0; j < n; ++j)
@@ -137,6 +162,7 @@ void dealloc(PyObject* self_obj) {
   auto* self = reinterpret_cast<FastLaunch*>(self_obj);
   delete self->inputs;
   delete self->outputs;
+  delete self->out_align;
   delete self->cells;
   delete self->params;
   Py_XDECREF(self->current_stream);
@@ -148,11 +174,11 @@ void dealloc(PyObject* self_obj) {
 
 // Parses the constructor's arguments (header comment) into `self`; false with a Python error set.
 bool init_from(FastLaunch* self, PyObject* args) {
-  PyObject *examples, *templates, *block, *tensor_params;
+  PyObject *examples, *templates, *out_align, *block, *tensor_params;
   unsigned long long function, params, launch;
   unsigned grid, smem;
   Py_ssize_t n_params;
-  if (!PyArg_ParseTuple(args, "OOiIOIKKnOKOOO", &examples, &templates, &self->device, &grid, &block, &smem,
+  if (!PyArg_ParseTuple(args, "OOOiIOIKKnOKOOO", &examples, &templates, &out_align, &self->device, &grid, &block, &smem,
                         &function, &params, &n_params, &tensor_params, &launch, &self->current_stream,
                         &self->current_device, &self->keepalive))
     return false;
@@ -162,6 +188,7 @@ bool init_from(FastLaunch* self, PyObject* args) {
   self->device_index = PyLong_FromLong(self->device);
   self->inputs = new std::vector<TensorSig>();
   self->outputs = new std::vector<TensorSig>();
+  self->out_align = new std::vector<int64_t>();
   self->params = new std::vector<void*>(reinterpret_cast<void**>(params), reinterpret_cast<void**>(params) + n_params);
   for (Py_ssize_t j = 0; j < PySequence_Size(examples); ++j) {
     PyObject* obj = PySequence_GetItem(examples, j);
@@ -182,6 +209,20 @@ bool init_from(FastLaunch* self, PyObject* args) {
     }
     self->outputs->push_back(sig_of(THPVariable_Unpack(obj)));
     Py_DECREF(obj);
+  }
+  for (Py_ssize_t k = 0; k < PySequence_Size(out_align); ++k) {
+    PyObject* item = PySequence_GetItem(out_align, k);
+    int64_t align = item ? PyLong_AsLongLong(item) : -1;
+    Py_XDECREF(item);
+    if (align < 1) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "FastLaunch out_align must be positive");
+      return false;
+    }
+    self->out_align->push_back(align);
+  }
+  if (self->out_align->size() != self->outputs->size()) {
+    PyErr_SetString(PyExc_ValueError, "FastLaunch takes one out_align per template");
+    return false;
   }
   self->cells = new std::vector<uint64_t>(self->inputs->size() + self->outputs->size());
   for (Py_ssize_t i = 0; i < PySequence_Size(tensor_params); ++i) {

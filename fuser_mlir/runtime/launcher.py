@@ -10,8 +10,9 @@ allocates the outputs, writes every address in one assignment, refreshes the des
 launches on torch's current stream (so it also records into a CUDA graph being captured), one
 thread at a time (the buffers are shared by every call of the signature).  `run`
 takes the inputs' addresses already read (signature.SignatureGuard reads them while checking the
-signature), `__call__` the inputs.  `fast`, where it exists, is the same call in C++
-(fastpath.py): it checks the signature itself and answers None where it does not apply.
+signature), `__call__` the inputs.  `cached` is fd.execute's call of the most recent launch: `fast`,
+the same work in C++ (fastpath.py) where it exists, else the guard and `run`; both answer None
+where the inputs are not the launch's.
 
 Alignment is checked per signature, not per call: the compiler checks each pointer's alignment
 against the signature's (compiler.check_alignment), and the signature key includes it; `out=`
@@ -161,10 +162,19 @@ class Launcher:
         built = fastpath.module()
         if built is None:
             return None
-        return built.FastLaunch(list(examples), self.out_templates, self.device, self.grid, self.block, self.smem,
+        return built.FastLaunch(list(examples), self.out_templates, self.out_align, self.device, self.grid, self.block,
+                                self.smem,
                                 self.function, ctypes.addressof(self.params), n_params, tensor_params,
                                 ctypes.cast(driver.libcuda().launch_kernel_ex, ctypes.c_void_p).value,
                                 torch._C._cuda_getCurrentRawStream, torch._C._cuda_getDevice, self.scalars)
+
+    def cached(self, inputs, out=None):
+        """fd.execute's cached call: the outputs when `inputs` have this launch's signature, else
+        None (nothing launched) -- through the C++ call where there is one, else the guard and run."""
+        if self.fast is not None:
+            return self.fast(inputs, out)
+        addresses = self.guard.addresses(inputs)
+        return None if addresses is None else self.run(addresses, out)
 
     def __call__(self, inputs, out=None):
         return self.run([0 if value else v.data_ptr() for value, v in zip(self.in_is_value, inputs)], out,
