@@ -172,6 +172,21 @@ void dealloc(PyObject* self_obj) {
   Py_TYPE(self_obj)->tp_free(self_obj);
 }
 
+// The signature of each tensor of the sequence `tensors` (`what`, for the error), into `sigs`.
+bool sigs_of(PyObject* tensors, std::vector<TensorSig>& sigs, const char* what) {
+  for (Py_ssize_t j = 0; j < PySequence_Size(tensors); ++j) {
+    PyObject* obj = PySequence_GetItem(tensors, j);
+    if (!obj || !THPVariable_Check(obj)) {
+      Py_XDECREF(obj);
+      PyErr_Format(PyExc_TypeError, "FastLaunch %s must be tensors", what);
+      return false;
+    }
+    sigs.push_back(sig_of(THPVariable_Unpack(obj)));
+    Py_DECREF(obj);
+  }
+  return true;
+}
+
 // Parses the constructor's arguments (header comment) into `self`; false with a Python error set.
 bool init_from(FastLaunch* self, PyObject* args) {
   PyObject *examples, *templates, *out_align, *block, *tensor_params;
@@ -190,26 +205,7 @@ bool init_from(FastLaunch* self, PyObject* args) {
   self->outputs = new std::vector<TensorSig>();
   self->out_align = new std::vector<int64_t>();
   self->params = new std::vector<void*>(reinterpret_cast<void**>(params), reinterpret_cast<void**>(params) + n_params);
-  for (Py_ssize_t j = 0; j < PySequence_Size(examples); ++j) {
-    PyObject* obj = PySequence_GetItem(examples, j);
-    if (!obj || !THPVariable_Check(obj)) {
-      Py_XDECREF(obj);
-      PyErr_SetString(PyExc_TypeError, "FastLaunch examples must be tensors");
-      return false;
-    }
-    self->inputs->push_back(sig_of(THPVariable_Unpack(obj)));
-    Py_DECREF(obj);
-  }
-  for (Py_ssize_t k = 0; k < PySequence_Size(templates); ++k) {
-    PyObject* obj = PySequence_GetItem(templates, k);
-    if (!obj || !THPVariable_Check(obj)) {
-      Py_XDECREF(obj);
-      PyErr_SetString(PyExc_TypeError, "FastLaunch templates must be tensors");
-      return false;
-    }
-    self->outputs->push_back(sig_of(THPVariable_Unpack(obj)));
-    Py_DECREF(obj);
-  }
+  if (!sigs_of(examples, *self->inputs, "examples") || !sigs_of(templates, *self->outputs, "templates")) return false;
   for (Py_ssize_t k = 0; k < PySequence_Size(out_align); ++k) {
     PyObject* item = PySequence_GetItem(out_align, k);
     int64_t align = item ? PyLong_AsLongLong(item) : -1;
