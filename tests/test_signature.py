@@ -77,3 +77,22 @@ def test_outputs_are_allocated_with_contiguous_strides(shapes):
     templates = [torch.empty(()).expand(shape) for shape in shapes]
     alloc = allocator(templates)
     assert [alloc(t).stride() for t in templates] == [torch.empty(shape).stride() for shape in shapes]
+
+
+def test_scalar_slots_refuse_integers_they_cannot_hold():
+    """A cached call's scalar input is checked at each call (its signature key is the number's
+    type only); ctypes would wrap an integer out of range silently."""
+    from fuser_mlir import FusionError
+    from fuser_mlir.runtime.launcher import ValueSlot
+
+    for dtype, bits in (("i32", 32), ("i64", 64)):
+        slot = ValueSlot(dtype, "in1")
+        for ok in (-2 ** (bits - 1), 2 ** (bits - 1) - 1):
+            slot.put(ok)
+            assert slot.value.value == ok
+        for bad in (2 ** (bits - 1), -2 ** (bits - 1) - 1):
+            with pytest.raises(FusionError, match=f"input in1: {bad} is outside the range of {dtype}"):
+                slot.put(bad)
+    slot = ValueSlot("f32", "in2")
+    slot.put(2 ** 40)
+    assert slot.value.value == 2.0 ** 40

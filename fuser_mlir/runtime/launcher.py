@@ -37,13 +37,19 @@ _VALUE_TYPES = {"f32": ctypes.c_float, "i32": ctypes.c_int32, "i64": ctypes.c_in
 
 
 class ValueSlot:
-    """A scalar input's kernel parameter: the Python number written into it at every call."""
+    """A scalar input's kernel parameter: the Python number written into it at every call.  An
+    integer must fit it (ctypes would wrap it silently; the signature key holds only the number's
+    type, so a cached call never meets compile's range check)."""
 
-    def __init__(self, dtype: str):
+    def __init__(self, dtype: str, name: str):
         self.value = _VALUE_TYPES[dtype]()
         self.address = ctypes.addressof(self.value)
+        self.name, self.dtype = name, dtype
+        self.bound = 1 << (8 * ctypes.sizeof(self.value) - 1) if dtype in ("i32", "i64") else None
 
     def put(self, number) -> None:
+        if self.bound is not None and not -self.bound <= number < self.bound:
+            raise FusionError(f"input {self.name}: {number} is outside the range of {self.dtype}")
         self.value.value = number
 
 
@@ -133,7 +139,7 @@ class Launcher:
                 continue
             j = tensor_index[p["tensor"]]
             if p["kind"] == "value":
-                slot = ValueSlot(p["dtype"])
+                slot = ValueSlot(p["dtype"], names[j])
                 self.value_slots.append((j, slot))
                 self.in_is_value[j] = True
                 pointers.append(slot.address)

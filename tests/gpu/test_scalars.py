@@ -75,3 +75,17 @@ def test_scalar_inputs_change_without_recompiling(name, shape):
         else:
             assert torch.equal(got, expected.to(out_dtype)), f"{name} {call}"
     assert len(fd._launchers) == 1, "a new scalar value must not compile or prepare another launch"
+
+
+def test_a_cached_call_with_an_integer_out_of_range_is_an_error():
+    """The signature key holds a scalar's type, not its value: a cached call must still check the
+    range (ctypes would wrap 2**63 to -2**63 silently)."""
+    from fuser_mlir import FusionError
+
+    builder, values, *_ = CASES["int64-offset"]
+    fd = builder()
+    x = random_input(torch.int64, SHAPES[1])
+    fd.execute([x, 5])
+    with pytest.raises(FusionError, match="9223372036854775808 is outside the range of i64"):
+        fd.execute([x, 2 ** 63])
+    assert torch.equal(fd.execute([x, -(2 ** 63)])[0], x + -(2 ** 63)), "the range's end is still taken"
