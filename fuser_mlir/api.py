@@ -67,6 +67,6 @@ class FusionDefinition(Fusion):
         if options is None and schedule is None:
             if launcher is recent:     # the key matches what its guard turned down: grad mode or
                 launcher.guard = SignatureGuard.of(inputs)    # exact strides changed; guard those
-            if launcher.guard is not None:
+            if launcher.guard is not None or launcher.fast is not None:
                 self._recent = launcher
         return launcher(inputs, out)

@@ -21,7 +21,9 @@ FUNCTION, STREAM = 0xF00D, 0x5EAF
 
 
 class Driver:
-    """A cuLaunchKernelEx that records each launch: (grid, block, smem, stream, function, cells, scalar)."""
+    """A cuLaunchKernelEx that records each launch: (grid, block, smem, stream, function, cells,
+    scalar): the 8 bytes each pointer parameter points at (an address, or a scalar input's value
+    bytes) and the fixed i32 after them."""
 
     def __init__(self, tensors: int, code: int = 0):
         self.launches, self.code, self.tensors = [], code, tensors
@@ -36,17 +38,20 @@ class Driver:
         return self.code
 
 
-def fast_launch(examples, templates, driver, device=lambda: 0, out_align=None):
-    """A FastLaunch whose kernel takes one pointer per tensor (inputs, then outputs), then one i32;
-    its stores need `out_align` bytes (default 16) of each output's pointer."""
+def fast_launch(examples, templates, driver, device=lambda: 0, out_align=None, values=()):
+    """A FastLaunch whose kernel takes one parameter per input and output, then one i32; its
+    stores need `out_align` bytes (default 16) of each output's pointer; `values`: (input index,
+    dtype, Python type) of the scalar inputs (None among the examples), the others pointers."""
     scalar = ctypes.c_int32(77)
     n = len(examples) + len(templates)
     params = (ctypes.c_void_p * (n + 1))(*([0] * n + [ctypes.addressof(scalar)]))
     module = fastpath.module()
     assert module is not None, f"the C++ fast path did not build here: {fastpath._failed}"
-    launch = module.FastLaunch(examples, templates, out_align or [16] * len(templates), 0, 7, [128, 1, 1], 4096, FUNCTION, ctypes.addressof(params),
-                               n + 1, [(k, k) for k in range(n)], driver.address, lambda d: STREAM, device,
-                               [scalar, params])
+    scalars = {j for j, _, _ in values}
+    launch = module.FastLaunch(examples, templates, out_align or [16] * len(templates), 0, 7, [128, 1, 1], 4096,
+                               FUNCTION, ctypes.addressof(params), n + 1, [(k, k) for k in range(n) if k not in scalars],
+                               [(j, j, dtype, kind) for j, dtype, kind in values], driver.address, lambda d: STREAM,
+                               device, [scalar, params])
     return launch
 
 
@@ -72,6 +77,30 @@ def test_it_accepts_exactly_the_calls_whose_signature_key_matches(base, other):
     assert accepted == (signature_key([variants[base]]) == signature_key([variants[other]])), \
         f"FastLaunch of {base!r} {'took' if accepted else 'turned down'} {other!r}"
     assert len(driver.launches) == accepted
+
+
+def _bits(value, ctype):
+    """`value` as the 8 bytes of a parameter cell holding a `ctype`."""
+    cell = ctypes.c_uint64(0)
+    ctypes.memmove(ctypes.addressof(cell), ctypes.addressof(ctype(value)), ctypes.sizeof(ctype))
+    return cell.value
+
+
+def test_scalar_inputs_are_written_into_their_parameters_and_checked_as_the_key_and_range_say():
+    x = torch.randn(8, 8)
+    driver = Driver(6)
+    fast = fast_launch([x, None, None, None, None], [torch.empty(())], driver,
+                       values=[(1, "f32", float), (2, "i32", int), (3, "i64", int), (4, "i1", bool)])
+    out, = fast([x, 0.1, -5, 2 ** 40, True])
+    assert driver.launches[-1][5] == [x.data_ptr(), _bits(0.1, ctypes.c_float), _bits(-5, ctypes.c_int32),
+                                      _bits(2 ** 40, ctypes.c_int64), 1, out.data_ptr()]
+    fast([x, 2.5, 2 ** 31 - 1, -2 ** 63, False])
+    assert driver.launches[-1][5][1:5] == [_bits(2.5, ctypes.c_float), _bits(2 ** 31 - 1, ctypes.c_int32),
+                                           _bits(-2 ** 63, ctypes.c_int64), 0]
+    for bad in ([x, 1, -5, 0, True], [x, 0.1, 5.0, 0, True], [x, 0.1, True, 0, True], [x, 0.1, -5, 0, 1],
+                [x, 0.1, 2 ** 31, 0, True], [x, 0.1, -5, 2 ** 63, True], [x, 0.1, -5, 0, True, 3]):
+        assert fast(bad) is None, f"{bad[1:]}: another key, or a number its parameter cannot hold"
+    assert len(driver.launches) == 2
 
 
 def test_out_tensors_of_the_outputs_signature_are_written_in_place_and_returned():

@@ -4,15 +4,18 @@
 // launches whose parameters are global pointers and fixed scalars.
 //
 // FastLaunch(examples, templates, out_align, device, grid, block, smem, function, params, n_params,
-//            tensor_params, launch, current_stream, current_device, keepalive)
-//   examples:  the signature's input tensors; a call matches when each input has the same dtype,
-//              device, sizes, contiguity (else strides) and 16-byte alignment of its data pointer
-//              (signature.signature_key's facts, no more);
+//            tensor_params, value_params, launch, current_stream, current_device, keepalive)
+//   examples:  the signature's inputs, None for a scalar input; a call matches when each tensor
+//              input has the same dtype, device, sizes, contiguity (else strides) and 16-byte
+//              alignment of its data pointer, and each scalar input is a number of its type
+//              (signature.signature_key's facts, no more) that its parameter holds;
 //   templates: one tensor per output (its sizes, dtype and device; outputs are contiguous);
 //   out_align: per output, the alignment in bytes its stores need (checked on `out=` tensors);
 //   params:    address of the kernel's parameter-pointer array (n_params entries), copied; entry
 //              k of each (k, j) in tensor_params points at tensor j's address cell instead
-//              (inputs, then outputs), cells this object owns;
+//              (inputs, then outputs), cells this object owns; entry k of each (k, j, dtype,
+//              type) in value_params points at the value cell of scalar input j (a Python number
+//              of `type`, passed as dtype f32, i32, i64 or i1);
 //   launch:    address of cuLaunchKernelEx; current_stream/current_device: torch's callables;
 //   keepalive: what the copied parameter pointers point into (the launcher's scalars).
 // Calling it with the inputs (and `out`, a sequence of output tensors, or None) returns the list
@@ -26,7 +29,10 @@
 #include <ATen/ops/empty.h>
 #include <torch/csrc/autograd/python_variable.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -44,11 +50,22 @@ struct TensorSig {
   c10::Device device;
   std::vector<int64_t> sizes, strides;
   bool contiguous, aligned;
+  bool scalar;  // a scalar input's placeholder (ValueSig checks it)
+};
+
+// A scalar input: its position, the Python type of its numbers (the signature key holds the
+// number's type) and its parameter's type, one of 'f' (f32), 'i' (i32), 'l' (i64), 'b' (i1).
+struct ValueSig {
+  Py_ssize_t input;
+  PyTypeObject* type;
+  char kind;
 };
 
 struct FastLaunch {
   PyObject_HEAD
-  std::vector<TensorSig>* inputs;
+  std::vector<TensorSig>* inputs;        // a placeholder at each scalar input
+  std::vector<ValueSig>* values;
+  std::vector<uint64_t>* value_cells;    // one per scalar input: its parameter's bytes
   std::vector<TensorSig>* outputs;
   std::vector<int64_t>* out_align;
   std::vector<uint64_t>* cells;
@@ -62,7 +79,7 @@ struct FastLaunch {
 
 TensorSig sig_of(const at::Tensor& t) {
   return {t.scalar_type(), t.device(), t.sizes().vec(), t.strides().vec(), t.is_contiguous(),
-          reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0};
+          reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0, false};
 }
 
 bool matches(const TensorSig& sig, PyObject* obj) {
@@ -96,6 +113,32 @@ bool take_out(const FastLaunch* self, PyObject* out, std::vector<at::Tensor>& ou
   return ok;
 }
 
+// Number `obj` as `v`'s parameter bytes in `cell`; false where it does not hold it.
+bool convert(const ValueSig& v, PyObject* obj, uint64_t& cell) {
+  cell = 0;
+  if (v.kind == 'f') {
+    double number = PyFloat_AsDouble(obj);
+    float single = static_cast<float>(number);
+    std::memcpy(&cell, &single, sizeof single);
+    return !(number == -1.0 && PyErr_Occurred());
+  }
+  if (v.kind == 'b') {
+    cell = obj == Py_True;
+    return true;
+  }
+  int overflow = 0;
+  long long number = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  if (overflow || (number == -1 && PyErr_Occurred())) return false;
+  if (v.kind == 'l') {
+    std::memcpy(&cell, &number, sizeof number);
+    return true;
+  }
+  if (number < INT32_MIN || number > INT32_MAX) return false;
+  int32_t narrow = static_cast<int32_t>(number);
+  std::memcpy(&cell, &narrow, sizeof narrow);
+  return true;
+}
+
 PyObject* call(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
   auto* self = reinterpret_cast<FastLaunch*>(self_obj);
   PyObject *inputs, *out = Py_None;
@@ -108,7 +151,12 @@ PyObject* call(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   PyObject** items = PySequence_Fast_ITEMS(seq);
   bool ok = n == static_cast<Py_ssize_t>(self->inputs->size());
-  for (Py_ssize_t j = 0; ok && j < n; ++j) ok = matches((*self->inputs)[j], items[j]);
+  std::vector<uint64_t> values(self->values->size());
+  for (size_t i = 0; ok && i < values.size(); ++i) {
+    const ValueSig& v = (*self->values)[i];
+    ok = Py_TYPE(items[v.input]) == v.type && convert(v, items[v.input], values[i]);
+  }
+  for (Py_ssize_t j = 0; ok && j < n; ++j) ok = (*self->inputs)[j].scalar || matches((*self->inputs)[j], items[j]);
   if (ok) {
     PyObject* current = PyObject_CallNoArgs(self->current_device);
     ok = current && PyLong_AsLong(current) == self->device;
@@ -140,7 +188,8 @@ PyObject* call(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
   }
   auto& cells = *self->cells;
   for (Py_ssize_t j = 0; j < n; ++j)
-    cells[j] = reinterpret_cast<uintptr_t>(THPVariable_Unpack(items[j]).data_ptr());
+    if (!(*self->inputs)[j].scalar) cells[j] = reinterpret_cast<uintptr_t>(THPVariable_Unpack(items[j]).data_ptr());
+  std::copy(values.begin(), values.end(), self->value_cells->begin());
   Py_DECREF(seq);
   for (size_t k = 0; k < outputs.size(); ++k) cells[n + k] = reinterpret_cast<uintptr_t>(outputs[k].data_ptr());
   self->config.stream = stream;
@@ -161,6 +210,8 @@ PyObject* call(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
 void dealloc(PyObject* self_obj) {
   auto* self = reinterpret_cast<FastLaunch*>(self_obj);
   delete self->inputs;
+  delete self->values;
+  delete self->value_cells;
   delete self->outputs;
   delete self->out_align;
   delete self->cells;
@@ -172,10 +223,16 @@ void dealloc(PyObject* self_obj) {
   Py_TYPE(self_obj)->tp_free(self_obj);
 }
 
-// The signature of each tensor of the sequence `tensors` (`what`, for the error), into `sigs`.
+// The signature of each tensor of the sequence `tensors` (`what`, for the error), into `sigs`;
+// a placeholder for each None (a scalar input).
 bool sigs_of(PyObject* tensors, std::vector<TensorSig>& sigs, const char* what) {
   for (Py_ssize_t j = 0; j < PySequence_Size(tensors); ++j) {
     PyObject* obj = PySequence_GetItem(tensors, j);
+    if (obj == Py_None) {
+      sigs.push_back({c10::ScalarType::Undefined, c10::Device(c10::kCPU), {}, {}, true, true, true});
+      Py_DECREF(obj);
+      continue;
+    }
     if (!obj || !THPVariable_Check(obj)) {
       Py_XDECREF(obj);
       PyErr_Format(PyExc_TypeError, "FastLaunch %s must be tensors", what);
@@ -189,19 +246,20 @@ bool sigs_of(PyObject* tensors, std::vector<TensorSig>& sigs, const char* what) 
 
 // Parses the constructor's arguments (header comment) into `self`; false with a Python error set.
 bool init_from(FastLaunch* self, PyObject* args) {
-  PyObject *examples, *templates, *out_align, *block, *tensor_params;
+  PyObject *examples, *templates, *out_align, *block, *tensor_params, *value_params;
   unsigned long long function, params, launch;
   unsigned grid, smem;
   Py_ssize_t n_params;
-  if (!PyArg_ParseTuple(args, "OOOiIOIKKnOKOOO", &examples, &templates, &out_align, &self->device, &grid, &block, &smem,
-                        &function, &params, &n_params, &tensor_params, &launch, &self->current_stream,
-                        &self->current_device, &self->keepalive))
+  if (!PyArg_ParseTuple(args, "OOOiIOIKKnOOKOOO", &examples, &templates, &out_align, &self->device, &grid, &block,
+                        &smem, &function, &params, &n_params, &tensor_params, &value_params, &launch,
+                        &self->current_stream, &self->current_device, &self->keepalive))
     return false;
   Py_INCREF(self->current_stream);
   Py_INCREF(self->current_device);
   Py_INCREF(self->keepalive);
   self->device_index = PyLong_FromLong(self->device);
   self->inputs = new std::vector<TensorSig>();
+  self->values = new std::vector<ValueSig>();
   self->outputs = new std::vector<TensorSig>();
   self->out_align = new std::vector<int64_t>();
   self->params = new std::vector<void*>(reinterpret_cast<void**>(params), reinterpret_cast<void**>(params) + n_params);
@@ -232,6 +290,25 @@ bool init_from(FastLaunch* self, PyObject* args) {
     }
     (*self->params)[k] = &(*self->cells)[j];
   }
+  std::vector<Py_ssize_t> value_params_at;
+  for (Py_ssize_t i = 0; i < PySequence_Size(value_params); ++i) {
+    Py_ssize_t k, j;
+    const char* dtype;
+    PyObject *entry = PySequence_GetItem(value_params, i), *type;
+    bool parsed = entry && PyArg_ParseTuple(entry, "nnsO", &k, &j, &dtype, &type);
+    Py_XDECREF(entry);
+    std::string name = parsed ? dtype : "";
+    char kind = name == "f32" ? 'f' : name == "i32" ? 'i' : name == "i64" ? 'l' : name == "i1" ? 'b' : 0;
+    if (!parsed || !kind || !PyType_Check(type) || k < 0 || k >= n_params || j < 0 ||
+        j >= static_cast<Py_ssize_t>(self->inputs->size()) || !(*self->inputs)[j].scalar) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "FastLaunch value_params: (k, j, dtype, type) of a None example");
+      return false;
+    }
+    self->values->push_back({j, reinterpret_cast<PyTypeObject*>(type), kind});  // bool, int, float: immortal
+    value_params_at.push_back(k);
+  }
+  self->value_cells = new std::vector<uint64_t>(self->values->size());
+  for (size_t i = 0; i < value_params_at.size(); ++i) (*self->params)[value_params_at[i]] = &(*self->value_cells)[i];
   unsigned dims[3] = {1, 1, 1};
   for (Py_ssize_t d = 0; d < 3 && d < PySequence_Size(block); ++d) {
     PyObject* item = PySequence_GetItem(block, d);

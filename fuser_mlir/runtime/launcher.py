@@ -120,6 +120,7 @@ class Launcher:
         self.scratch_stream = None
         pointers = []
         tensor_params = []                 # (parameter index, tensor index): global pointers
+        value_params = []                  # (parameter index, input index, dtype): scalar inputs
         for p in meta["params"]:
             if "scratch" in p:
                 name = p["scratch"]
@@ -139,6 +140,7 @@ class Launcher:
                 continue
             j = tensor_index[p["tensor"]]
             if p["kind"] == "value":
+                value_params.append((len(pointers), j, p["dtype"]))
                 slot = ValueSlot(p["dtype"], names[j])
                 self.value_slots.append((j, slot))
                 self.in_is_value[j] = True
@@ -158,19 +160,23 @@ class Launcher:
                                             ctypes.addressof(self.params), device)
         if self.value_slots:               # a scalar's number is no tensor: the guard cannot see it
             self.guard = None
-        if self.guard is not None and not (self.tensor_maps or self.scratch_specs):
-            self.fast = self._fast_launch(examples, tensor_params, len(pointers))
+        if examples is not None and not (self.tensor_maps or self.scratch_specs):
+            self.fast = self._fast_launch(examples, tensor_params, value_params, len(pointers))
 
-    def _fast_launch(self, examples, tensor_params, n_params):
+    def _fast_launch(self, examples, tensor_params, value_params, n_params):
         """The C++ call of this launch (fastpath.cpp), or None where the extension is unavailable."""
         import torch
 
+        numbers = [not isinstance(t, torch.Tensor) for t in examples]
+        if numbers != self.in_is_value:    # a number no parameter takes: the key path checks its type
+            return None
         built = fastpath.module()
         if built is None:
             return None
-        return built.FastLaunch(list(examples), self.out_templates, self.out_align, self.device, self.grid, self.block,
-                                self.smem,
+        return built.FastLaunch([None if value else t for value, t in zip(self.in_is_value, examples)],
+                                self.out_templates, self.out_align, self.device, self.grid, self.block, self.smem,
                                 self.function, ctypes.addressof(self.params), n_params, tensor_params,
+                                [(k, j, dtype, type(examples[j])) for k, j, dtype in value_params],
                                 ctypes.cast(driver.libcuda().launch_kernel_ex, ctypes.c_void_p).value,
                                 torch._C._cuda_getCurrentRawStream, torch._C._cuda_getDevice, self.scalars)
 
@@ -179,7 +185,7 @@ class Launcher:
         None (nothing launched) -- through the C++ call where there is one, else the guard and run."""
         if self.fast is not None:
             return self.fast(inputs, out)
-        addresses = self.guard.addresses(inputs)
+        addresses = self.guard.addresses(inputs) if self.guard is not None else None
         return None if addresses is None else self.run(addresses, out)
 
     def __call__(self, inputs, out=None):
