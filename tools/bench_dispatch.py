@@ -5,7 +5,8 @@ The fusion is relu(x) * y on small bf16 tensors, so every system is host-bound a
 are what a call costs the Python thread (tools/timing.py host_us).  fd.execute runs as users call
 it (the registry's scheduler, same tensors each call), with inputs alternating between two
 tensor pairs (addresses change every call, as activations do), and on the TMA scheduler with
-alternating inputs (each call re-encodes the input descriptors).  The default scheduler's calls go
+alternating inputs (each call re-encodes the input descriptors), and x*s with a scalar input s
+(fd.define_scalar) whose number changes every call.  The default scheduler's calls go
 through the C++ fast path (fuser_mlir/runtime/fastpath.py); its Python path, which the TMA
 scheduler's tensor maps and machines without a C++ compiler take, is timed beside it.
 
@@ -37,10 +38,19 @@ def relu_mul():
     return fd
 
 
+def scaled():
+    """x * s with s a scalar input (fd.define_scalar): a new number each call, the same kernel."""
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1, -1], DataType.BFloat16)
+        fd.add_output(fd.ops.mul(x, fd.define_scalar(DataType.Float)))
+    return fd
+
+
 def build():
     for schedule in (None, TMA):
         relu_mul().compile([torch.empty(SHAPE, dtype=torch.bfloat16, device="meta")] * 2, schedule=schedule)
-    print("built relu(x)*y bf16 (default and TMA schedulers)")
+    scaled().compile([torch.empty(SHAPE, dtype=torch.bfloat16, device="meta"), 0.5])
+    print("built relu(x)*y bf16 (default and TMA schedulers) and x*s")
 
 
 def triton_launcher():
@@ -75,11 +85,17 @@ def bench(json_path):
     expected = torch.relu(x) * y
     assert torch.equal(fd.execute([x, y])[0], expected), "fd.execute result differs from torch"
     assert torch.equal(fd.execute([x, y], schedule=TMA)[0], expected), "the TMA kernel differs from torch"
+    fd_scaled = scaled()
+    assert torch.equal(fd_scaled.execute([x, 0.5])[0], x * 0.5), "x*s differs from torch"
     pairs, turn = ([x, y], [x2, y2]), [0]
 
     def alternating(schedule=None):
         turn[0] ^= 1
         return fd.execute(pairs[turn[0]], schedule=schedule)
+
+    def scaled_call():
+        turn[0] ^= 1
+        return fd_scaled.execute([x, 0.25 if turn[0] else 0.5])
 
     launcher = fd._launchers[signature_key((x, y))]
     if launcher.fast is None:
@@ -98,6 +114,7 @@ def bench(json_path):
         "fd.execute's Python path (signature guard + launcher.run)": python_path,
         "fd.execute, inputs alternating between two pairs": alternating,
         "fd.execute, TMA scheduler (schedule=), inputs alternating": lambda: alternating(TMA),
+        "fd.execute of x*s, a scalar input changing every call": scaled_call,
         "torch eager relu(x)*y (2 ops)": eager,
         "torch eager x*y (1 op)": lambda: x * y,
         "torch.compile": lambda: compiled_fn(x, y),
