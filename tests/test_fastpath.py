@@ -17,6 +17,10 @@ from fuser_mlir.runtime.signature import signature_key
 
 LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
                           ctypes.c_void_p)
+ENCODE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_uint, ctypes.c_uint64,
+                          ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
+                          ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32), ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_int)
 FUNCTION, STREAM = 0xF00D, 0x5EAF
 
 
@@ -25,10 +29,21 @@ class Driver:
     scalar): the 8 bytes each pointer parameter points at (an address, or a scalar input's value
     bytes) and the fixed i32 after them."""
 
-    def __init__(self, tensors: int, code: int = 0):
+    def __init__(self, tensors: int, code: int = 0, encode_code: int = 0):
         self.launches, self.code, self.tensors = [], code, tensors
         self.fn = LAUNCH(self.launch)
         self.address = ctypes.cast(self.fn, ctypes.c_void_p).value
+        self.encodes, self.encode_code = [], encode_code
+        self.encode_fn = ENCODE(self.encode)
+        self.encode_address = ctypes.cast(self.encode_fn, ctypes.c_void_p).value
+
+    def encode(self, tensor_map, dtype, rank, address, dims, strides, box, element_strides, interleave, swizzle, l2,
+               fill):
+        """A cuTensorMapEncodeTiled that writes the address into the map's first 8 bytes."""
+        self.encodes.append((dtype, rank, address, dims[:rank], strides[:rank - 1], box[:rank],
+                             element_strides[:rank], swizzle, l2, tensor_map % 64))
+        ctypes.c_uint64.from_address(tensor_map).value = address
+        return self.encode_code
 
     def launch(self, config, function, params, extra):
         c = _LaunchConfig.from_address(config)
@@ -38,20 +53,22 @@ class Driver:
         return self.code
 
 
-def fast_launch(examples, templates, driver, device=lambda: 0, out_align=None, values=()):
+def fast_launch(examples, templates, driver, device=lambda: 0, out_align=None, values=(), maps=()):
     """A FastLaunch whose kernel takes one parameter per input and output, then one i32; its
     stores need `out_align` bytes (default 16) of each output's pointer; `values`: (input index,
-    dtype, Python type) of the scalar inputs (None among the examples), the others pointers."""
+    dtype, Python type) of the scalar inputs (None among the examples); `maps`: (tensor index,
+    TensorMapSlot) of the tensors passed as TMA descriptors; the others pointers."""
     scalar = ctypes.c_int32(77)
     n = len(examples) + len(templates)
     params = (ctypes.c_void_p * (n + 1))(*([0] * n + [ctypes.addressof(scalar)]))
     module = fastpath.module()
     assert module is not None, f"the C++ fast path did not build here: {fastpath._failed}"
-    scalars = {j for j, _, _ in values}
+    others = {j for j, _, _ in values} | {j for j, _ in maps}
     launch = module.FastLaunch(examples, templates, out_align or [16] * len(templates), 0, 7, [128, 1, 1], 4096,
-                               FUNCTION, ctypes.addressof(params), n + 1, [(k, k) for k in range(n) if k not in scalars],
-                               [(j, j, dtype, kind) for j, dtype, kind in values], driver.address, lambda d: STREAM,
-                               device, [scalar, params])
+                               FUNCTION, ctypes.addressof(params), n + 1, [(k, k) for k in range(n) if k not in others],
+                               [(j, j, dtype, kind) for j, dtype, kind in values],
+                               [(j, j, *slot.encode_arguments()) for j, slot in maps], driver.address,
+                               driver.encode_address, lambda d: STREAM, device, [scalar, params, maps])
     return launch
 
 
@@ -101,6 +118,29 @@ def test_scalar_inputs_are_written_into_their_parameters_and_checked_as_the_key_
                 [x, 0.1, 2 ** 31, 0, True], [x, 0.1, -5, 2 ** 63, True], [x, 0.1, -5, 0, True, 3]):
         assert fast(bad) is None, f"{bad[1:]}: another key, or a number its parameter cannot hold"
     assert len(driver.launches) == 2
+
+
+def test_descriptors_are_encoded_from_the_slots_arguments_when_their_tensor_moves():
+    from fuser_mlir.runtime.driver import TensorMapSlot
+
+    x, y = torch.randn(64, 32).to(torch.bfloat16), torch.randn(64, 32).to(torch.bfloat16)
+    slots = [(0, TensorMapSlot("bf16", (64, 32), (8, 32), "x", 2, 64)),
+             (2, TensorMapSlot("bf16", (64, 32), (16, 32), "out", 2))]
+    driver = Driver(3)
+    fast = fast_launch([x, y], [torch.empty((), dtype=torch.bfloat16).expand(64, 32)], driver, maps=slots)
+    out, = fast([x, y])
+    assert driver.launches[-1][5] == [x.data_ptr(), y.data_ptr(), out.data_ptr()], "each map holds its tensor"
+    assert driver.encodes == [(9, 2, x.data_ptr(), [32, 64], [64], [32, 8], [1, 1], 2, 3, 0),
+                              (9, 2, out.data_ptr(), [32, 64], [64], [32, 16], [1, 1], 0, 3, 0)]
+    fast([x, y], [out])
+    assert len(driver.encodes) == 2, "no tensor moved: nothing re-encoded"
+    z = torch.randn(64, 32).to(torch.bfloat16)
+    fast([z, y], [out])
+    assert [e[2] for e in driver.encodes[2:]] == [z.data_ptr()] and driver.launches[-1][5][0] == z.data_ptr()
+    failing = Driver(3, encode_code=1)
+    assert fast_launch([x, y], [torch.empty((), dtype=torch.bfloat16).expand(64, 32)], failing,
+                       maps=slots)([x, y]) is None, "a failed encode is the Python path's to report"
+    assert failing.launches == []
 
 
 def test_out_tensors_of_the_outputs_signature_are_written_in_place_and_returned():

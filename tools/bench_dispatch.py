@@ -3,12 +3,14 @@ kernel launch, in the same run, with a breakdown of fd.execute's hot path.
 
 The fusion is relu(x) * y on small bf16 tensors, so every system is host-bound and the numbers
 are what a call costs the Python thread (tools/timing.py host_us).  fd.execute runs as users call
-it (the registry's scheduler, same tensors each call), with inputs alternating between two
-tensor pairs (addresses change every call, as activations do), and on the TMA scheduler with
-alternating inputs (each call re-encodes the input descriptors), and x*s with a scalar input s
-(fd.define_scalar) whose number changes every call.  The default scheduler's calls go
-through the C++ fast path (fuser_mlir/runtime/fastpath.py); its Python path, which the TMA
-scheduler's tensor maps and machines without a C++ compiler take, is timed beside it.
+it (the registry's scheduler, same tensors each call); with inputs alternating between two tensor
+pairs (addresses change every call, as activations do); on the TMA scheduler with alternating
+inputs (each call re-encodes the input descriptors); as x*s with a scalar input s
+(fd.define_scalar) whose number changes every call; and as a small linear (the matmul kernel: its
+operands and output are TMA descriptors, re-encoded as the activations alternate), next to torch's
+linear.  Cached calls go through the C++ fast path (fuser_mlir/runtime/fastpath.py); its Python
+path, which calls with `schedule=` (the TMA row), split-K launches and machines without a C++
+compiler take, is timed beside it.
 
     # here (MLIR available): build the kernel
     FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_dispatch.py --build
@@ -46,11 +48,26 @@ def scaled():
     return fd
 
 
+def small_linear():
+    """x @ w.T of bf16 [256, 256] x [256, 256] (unsplit: the heuristic splits skinny and K-heavy
+    shapes): the matmul kernel, its operands and output passed as TMA descriptors (re-encoded
+    when a tensor moves)."""
+    with FusionDefinition() as fd:
+        x = fd.define_tensor([-1, -1], DataType.BFloat16)
+        w = fd.define_tensor([-1, -1], DataType.BFloat16)
+        fd.add_output(fd.ops.linear(x, w))
+    return fd
+
+
+LINEAR = ((256, 256), (256, 256))
+
+
 def build():
     for schedule in (None, TMA):
         relu_mul().compile([torch.empty(SHAPE, dtype=torch.bfloat16, device="meta")] * 2, schedule=schedule)
     scaled().compile([torch.empty(SHAPE, dtype=torch.bfloat16, device="meta"), 0.5])
-    print("built relu(x)*y bf16 (default and TMA schedulers) and x*s")
+    small_linear().compile([torch.empty(s, dtype=torch.bfloat16, device="meta") for s in LINEAR])
+    print("built relu(x)*y bf16 (default and TMA schedulers), x*s and a 256x256x256 linear")
 
 
 def triton_launcher():
@@ -85,6 +102,11 @@ def bench(json_path):
     expected = torch.relu(x) * y
     assert torch.equal(fd.execute([x, y])[0], expected), "fd.execute result differs from torch"
     assert torch.equal(fd.execute([x, y], schedule=TMA)[0], expected), "the TMA kernel differs from torch"
+    fd_linear = small_linear()
+    activations = [torch.randn(LINEAR[0], device="cuda").to(torch.bfloat16) for _ in range(2)]
+    weight = torch.randn(LINEAR[1], device="cuda").to(torch.bfloat16)
+    torch.testing.assert_close(fd_linear.execute([activations[0], weight])[0].float(),
+                               (activations[0].float() @ weight.float().T), rtol=2e-2, atol=2e-1)
     fd_scaled = scaled()
     assert torch.equal(fd_scaled.execute([x, 0.5])[0], x * 0.5), "x*s differs from torch"
     pairs, turn = ([x, y], [x2, y2]), [0]
@@ -92,6 +114,10 @@ def bench(json_path):
     def alternating(schedule=None):
         turn[0] ^= 1
         return fd.execute(pairs[turn[0]], schedule=schedule)
+
+    def linear_call():
+        turn[0] ^= 1
+        return fd_linear.execute([activations[turn[0]], weight])
 
     def scaled_call():
         turn[0] ^= 1
@@ -115,6 +141,8 @@ def bench(json_path):
         "fd.execute, inputs alternating between two pairs": alternating,
         "fd.execute, TMA scheduler (schedule=), inputs alternating": lambda: alternating(TMA),
         "fd.execute of x*s, a scalar input changing every call": scaled_call,
+        "fd.execute of a 256x256x256 linear (TMA descriptors), activations alternating": linear_call,
+        "torch eager linear 256x256x256 (cuBLAS)": lambda: torch.nn.functional.linear(activations[0], weight),
         "torch eager relu(x)*y (2 ops)": eager,
         "torch eager x*y (1 op)": lambda: x * y,
         "torch.compile": lambda: compiled_fn(x, y),

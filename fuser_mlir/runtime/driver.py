@@ -290,6 +290,13 @@ class TensorMapSlot:
                                        _L2_PROMOTION_256B, 0), f"cuTensorMapEncodeTiled({self.name})")
         self.tensor_address = tensor_address
 
+    def encode_arguments(self) -> tuple:
+        """cuTensorMapEncodeTiled's arguments but the map and the address, as `put` passes them
+        (dtype, rank, the addresses of dims, strides, box and element strides, swizzle, L2
+        promotion): what fastpath.cpp encodes its own copy of this descriptor from."""
+        return (self.dtype, self.rank, ctypes.addressof(self.dims), ctypes.addressof(self.strides),
+                ctypes.addressof(self.box), ctypes.addressof(self.element_strides), self.swizzle, _L2_PROMOTION_256B)
+
     def bytes(self) -> bytes:
         """The encoded tensor map (as the kernel receives it)."""
         return ctypes.string_at(self.address, TENSORMAP_BYTES)

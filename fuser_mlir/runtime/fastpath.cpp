@@ -4,7 +4,8 @@
 // launches whose parameters are global pointers and fixed scalars.
 //
 // FastLaunch(examples, templates, out_align, device, grid, block, smem, function, params, n_params,
-//            tensor_params, value_params, launch, current_stream, current_device, keepalive)
+//            tensor_params, value_params, map_params, launch, encode, current_stream,
+//            current_device, keepalive)
 //   examples:  the signature's inputs, None for a scalar input; a call matches when each tensor
 //              input has the same dtype, device, sizes, contiguity (else strides) and 16-byte
 //              alignment of its data pointer, and each scalar input is a number of its type
@@ -15,9 +16,13 @@
 //              k of each (k, j) in tensor_params points at tensor j's address cell instead
 //              (inputs, then outputs), cells this object owns; entry k of each (k, j, dtype,
 //              type) in value_params points at the value cell of scalar input j (a Python number
-//              of `type`, passed as dtype f32, i32, i64 or i1);
+//              of `type`, passed as dtype f32, i32, i64 or i1); entry k of each (k, j, dtype, rank,
+//              dims, strides, box, element_strides, swizzle, l2) in map_params points at a TMA
+//              descriptor of tensor j this object owns, encoded from those cuTensorMapEncodeTiled
+//              arguments (the arrays' addresses) and re-encoded when the tensor's address changes;
+//   encode:    address of cuTensorMapEncodeTiled;
 //   launch:    address of cuLaunchKernelEx; current_stream/current_device: torch's callables;
-//   keepalive: what the copied parameter pointers point into (the launcher's scalars).
+//   keepalive: what the copied parameter pointers and the descriptors' arrays point into.
 // Calling it with the inputs (and `out`, a sequence of output tensors, or None) returns the list
 // of outputs, or None where the signature, `out`, the current device, the allocation or the
 // launch says no: the caller then takes the Python path, which reports what is wrong.
@@ -44,6 +49,20 @@ struct LaunchConfig {  // CUlaunchConfig (cuda.h), without launch attributes
   unsigned num_attrs;
 };
 using LaunchKernelEx = int (*)(const LaunchConfig*, void*, void**, void**);
+using EncodeTiled = int (*)(void*, int, unsigned, void*, const uint64_t*, const uint64_t*, const unsigned*,
+                            const unsigned*, int, int, int, int);
+
+// A TMA descriptor parameter: cuTensorMapEncodeTiled's arguments but the address, and the 128
+// bytes last encoded (for tensor `address`; 0 before the first call).
+struct TensorMap {
+  alignas(64) unsigned char bytes[128];
+  uint64_t address;
+  Py_ssize_t tensor;
+  int dtype, swizzle, l2;
+  unsigned rank;
+  const uint64_t *dims, *strides;
+  const unsigned *box, *element_strides;
+};
 
 struct TensorSig {
   c10::ScalarType dtype;
@@ -73,6 +92,8 @@ struct FastLaunch {
   LaunchConfig config;
   void* function;
   LaunchKernelEx launch;
+  EncodeTiled encode;
+  std::vector<TensorMap>* maps;
   int device;
   PyObject *current_stream, *current_device, *device_index, *keepalive;
 };
@@ -192,6 +213,16 @@ PyObject* call(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
   std::copy(values.begin(), values.end(), self->value_cells->begin());
   Py_DECREF(seq);
   for (size_t k = 0; k < outputs.size(); ++k) cells[n + k] = reinterpret_cast<uintptr_t>(outputs[k].data_ptr());
+  for (TensorMap& map : *self->maps) {
+    uint64_t address = cells[map.tensor];
+    if (address == map.address) continue;
+    if (self->encode(map.bytes, map.dtype, map.rank, reinterpret_cast<void*>(address), map.dims, map.strides, map.box,
+                     map.element_strides, 0, map.swizzle, map.l2, 0) != 0) {
+      map.address = 0;   // e.g. a misaligned address: the Python path's encode reports it
+      Py_RETURN_NONE;
+    }
+    map.address = address;
+  }
   self->config.stream = stream;
   if (self->launch(&self->config, self->function, self->params->data(), nullptr) != 0) Py_RETURN_NONE;
   PyObject* result = PyList_New(static_cast<Py_ssize_t>(outputs.size()));
@@ -211,6 +242,7 @@ void dealloc(PyObject* self_obj) {
   auto* self = reinterpret_cast<FastLaunch*>(self_obj);
   delete self->inputs;
   delete self->values;
+  delete self->maps;
   delete self->value_cells;
   delete self->outputs;
   delete self->out_align;
@@ -246,13 +278,13 @@ bool sigs_of(PyObject* tensors, std::vector<TensorSig>& sigs, const char* what) 
 
 // Parses the constructor's arguments (header comment) into `self`; false with a Python error set.
 bool init_from(FastLaunch* self, PyObject* args) {
-  PyObject *examples, *templates, *out_align, *block, *tensor_params, *value_params;
-  unsigned long long function, params, launch;
+  PyObject *examples, *templates, *out_align, *block, *tensor_params, *value_params, *map_params;
+  unsigned long long function, params, launch, encode;
   unsigned grid, smem;
   Py_ssize_t n_params;
-  if (!PyArg_ParseTuple(args, "OOOiIOIKKnOOKOOO", &examples, &templates, &out_align, &self->device, &grid, &block,
-                        &smem, &function, &params, &n_params, &tensor_params, &value_params, &launch,
-                        &self->current_stream, &self->current_device, &self->keepalive))
+  if (!PyArg_ParseTuple(args, "OOOiIOIKKnOOOKKOOO", &examples, &templates, &out_align, &self->device, &grid, &block,
+                        &smem, &function, &params, &n_params, &tensor_params, &value_params, &map_params, &launch,
+                        &encode, &self->current_stream, &self->current_device, &self->keepalive))
     return false;
   Py_INCREF(self->current_stream);
   Py_INCREF(self->current_device);
@@ -260,6 +292,7 @@ bool init_from(FastLaunch* self, PyObject* args) {
   self->device_index = PyLong_FromLong(self->device);
   self->inputs = new std::vector<TensorSig>();
   self->values = new std::vector<ValueSig>();
+  self->maps = new std::vector<TensorMap>();
   self->outputs = new std::vector<TensorSig>();
   self->out_align = new std::vector<int64_t>();
   self->params = new std::vector<void*>(reinterpret_cast<void**>(params), reinterpret_cast<void**>(params) + n_params);
@@ -309,6 +342,27 @@ bool init_from(FastLaunch* self, PyObject* args) {
   }
   self->value_cells = new std::vector<uint64_t>(self->values->size());
   for (size_t i = 0; i < value_params_at.size(); ++i) (*self->params)[value_params_at[i]] = &(*self->value_cells)[i];
+  self->maps->resize(static_cast<size_t>(std::max<Py_ssize_t>(PySequence_Size(map_params), 0)));
+  for (size_t i = 0; i < self->maps->size(); ++i) {
+    TensorMap& map = (*self->maps)[i];
+    Py_ssize_t k;
+    unsigned long long dims, strides, box, element_strides;
+    PyObject* entry = PySequence_GetItem(map_params, static_cast<Py_ssize_t>(i));
+    bool parsed = entry && PyArg_ParseTuple(entry, "nniIKKKKii", &k, &map.tensor, &map.dtype, &map.rank, &dims, &strides,
+                                            &box, &element_strides, &map.swizzle, &map.l2);
+    Py_XDECREF(entry);
+    if (!parsed || k < 0 || k >= n_params || map.tensor < 0 ||
+        map.tensor >= static_cast<Py_ssize_t>(self->cells->size())) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "FastLaunch map_params out of range");
+      return false;
+    }
+    map.address = 0;
+    map.dims = reinterpret_cast<const uint64_t*>(dims);
+    map.strides = reinterpret_cast<const uint64_t*>(strides);
+    map.box = reinterpret_cast<const unsigned*>(box);
+    map.element_strides = reinterpret_cast<const unsigned*>(element_strides);
+    (*self->params)[k] = map.bytes;
+  }
   unsigned dims[3] = {1, 1, 1};
   for (Py_ssize_t d = 0; d < 3 && d < PySequence_Size(block); ++d) {
     PyObject* item = PySequence_GetItem(block, d);
@@ -319,6 +373,7 @@ bool init_from(FastLaunch* self, PyObject* args) {
   self->config = {{grid, 1, 1}, {dims[0], dims[1], dims[2]}, smem, nullptr, nullptr, 0};
   self->function = reinterpret_cast<void*>(function);
   self->launch = reinterpret_cast<LaunchKernelEx>(launch);
+  self->encode = reinterpret_cast<EncodeTiled>(encode);
   return true;
 }
 

@@ -5,11 +5,10 @@ Why: the cached call in Python costs ~9-14 us of host time on the H100 host, aga
 torch eager op; its driver launch is ~4 of that and the rest is Python: the signature guard, torch's
 Python allocation entry point (`empty_like`: 2 us) and the address writes.  The C++ call does the
 same work (launcher.Launcher.run's) from C++: the check of the signature key's facts, `at::empty`,
-the cell writes and cuLaunchKernelEx.  It takes launches whose parameters are global pointers,
-fixed scalars and scalar inputs' numbers (the pointwise, row- and outer-reduction kernels without
-split-K scratch), with fresh or `out=` outputs; tensor maps and scratch buffers stay on the Python
-path, which is also where every call goes when the extension cannot be built (no compiler, or
-FUSER_MLIR_FASTPATH=0).
+the cell writes, the re-encoding of descriptors whose tensor moved and cuLaunchKernelEx.  It takes
+every launch but those with scratch buffers (split-K's workspace and semaphores, bound per
+stream), with fresh or `out=` outputs; those stay on the Python path, which is also where every
+call goes when the extension cannot be built (no compiler, or FUSER_MLIR_FASTPATH=0).
 
 The build: one g++ command (no ninja, no build isolation), 20-30 s once per source, torch and
 Python version (the first fd.execute that needs it says so on stderr; `python -m

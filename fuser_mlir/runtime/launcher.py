@@ -121,6 +121,7 @@ class Launcher:
         pointers = []
         tensor_params = []                 # (parameter index, tensor index): global pointers
         value_params = []                  # (parameter index, input index, dtype): scalar inputs
+        map_params = []                    # (parameter index, tensor index, TensorMapSlot)
         for p in meta["params"]:
             if "scratch" in p:
                 name = p["scratch"]
@@ -149,6 +150,7 @@ class Launcher:
                 slot = driver.TensorMapSlot(p["dtype"], launch["views"][p["tensor"]], p["box"], names[j], itemsizes[j],
                                             p.get("swizzle", 0))
                 self.tensor_maps.append((j, slot))
+                map_params.append((len(pointers), j, slot))
                 pointers.append(slot.address)
             else:
                 tensor_params.append((len(pointers), j))
@@ -160,10 +162,10 @@ class Launcher:
                                             ctypes.addressof(self.params), device)
         if self.value_slots:               # a scalar's number is no tensor: the guard cannot see it
             self.guard = None
-        if examples is not None and not (self.tensor_maps or self.scratch_specs):
-            self.fast = self._fast_launch(examples, tensor_params, value_params, len(pointers))
+        if examples is not None and not self.scratch_specs:
+            self.fast = self._fast_launch(examples, tensor_params, value_params, map_params, len(pointers))
 
-    def _fast_launch(self, examples, tensor_params, value_params, n_params):
+    def _fast_launch(self, examples, tensor_params, value_params, map_params, n_params):
         """The C++ call of this launch (fastpath.cpp), or None where the extension is unavailable."""
         import torch
 
@@ -177,8 +179,11 @@ class Launcher:
                                 self.out_templates, self.out_align, self.device, self.grid, self.block, self.smem,
                                 self.function, ctypes.addressof(self.params), n_params, tensor_params,
                                 [(k, j, dtype, type(examples[j])) for k, j, dtype in value_params],
+                                [(k, j, *slot.encode_arguments()) for k, j, slot in map_params],
                                 ctypes.cast(driver.libcuda().launch_kernel_ex, ctypes.c_void_p).value,
-                                torch._C._cuda_getCurrentRawStream, torch._C._cuda_getDevice, self.scalars)
+                                ctypes.cast(driver.libcuda().encode_tiled, ctypes.c_void_p).value,
+                                torch._C._cuda_getCurrentRawStream, torch._C._cuda_getDevice,
+                                (self.scalars, [slot for _, _, slot in map_params]))
 
     def cached(self, inputs, out=None):
         """fd.execute's cached call: the outputs when `inputs` have this launch's signature, else
