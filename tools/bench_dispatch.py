@@ -21,7 +21,7 @@ from __future__ import annotations
 
 
 import torch
-from timing import bench_arguments, host_us, save
+from timing import bench_arguments, host_us, host_us_each, save
 
 from fuser_mlir import DataType, FusionDefinition
 from fuser_mlir.api import signature_key
@@ -149,8 +149,11 @@ def bench(json_path):
         "triton kernel launch": (lambda: triton_run(x, y)) if triton_run else None,
     }
     # The host's speed drifts between seconds (measured: a torch eager op at 7.3-10.6 us on one
-    # machine): every system is timed in each of ROUNDS rounds, so ratios compare like with like.
-    rounds = [{name: host_us(call) if call else None for name, call in calls.items()} for _ in range(ROUNDS)]
+    # machine): every system is timed in each of ROUNDS rounds, its samples interleaved with the
+    # other systems' (timing.host_us_each), so ratios compare like with like.
+    rounds = [host_us_each({name: call for name, call in calls.items() if call}) for _ in range(ROUNDS)]
+    for rows in rounds:
+        rows.update({name: None for name, call in calls.items() if not call})
 
     # Breakdown of the hot path (the default scheduler's launcher): each piece alone.
     _, tma_slot = fd._launchers[(signature_key((x, y)), tuple(TMA.items()))].tensor_maps[0]

@@ -14,7 +14,8 @@
   falling inside the timed window explains; the first run with the spin had no such row);
   `copy_tbps`: the device-to-device copy rate, the memory floor's rate.
 - `host_us`: host time per call (perf_counter around a batch of calls that the GPU keeps up with),
-  median over samples: what a call costs the Python thread.
+  median over samples: what a call costs the Python thread; `host_us_each` times several
+  functions so, their samples interleaved.
 - `bench_arguments` / `save`: the command line every benchmark shares (--build, --json) and its
   results file.
 Inputs are the caller's: random normal data, never zeros (power draw changes the clock).
@@ -115,6 +116,26 @@ def host_us(fn, calls=200, samples=15, warmup=50) -> float:
         times.append((time.perf_counter() - start) / calls * 1e6)
         torch.cuda.synchronize()
     return statistics.median(times)
+
+
+def host_us_each(fns: dict, calls=200, samples=15, warmup=50) -> dict:
+    """host_us of every function of `fns` (name: function), their batches interleaved: sample k of
+    each is timed right after sample k of the previous one, so every system sees the same drift of
+    the host's speed (measured on the H100 host: one call timed 8.4 us and the same call with moving
+    inputs 12.5 us in one round of back-to-back host_us runs, 5.8 and 5.8 in another)."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    torch.cuda.synchronize()
+    times = {name: [] for name in fns}
+    for _ in range(samples):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            times[name].append((time.perf_counter() - start) / calls * 1e6)
+            torch.cuda.synchronize()
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def bench_arguments(doc: str) -> argparse.ArgumentParser:
