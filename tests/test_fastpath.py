@@ -163,7 +163,8 @@ def test_it_answers_none_and_launches_nothing_where_the_call_is_not_its_own():
     x = torch.randn(4, 8)
     driver = Driver(2)
     fast = fast_launch([x], [torch.empty(())], driver)
-    for inputs in ([], [x, x], [0.5], [x.double()], [_misaligned((4, 8), torch.float32)], [x.t().contiguous().t()]):
+    for inputs in ([], [x, x], [0.5], [x.double()], [_misaligned((4, 8), torch.float32)], [x.t().contiguous().t()],
+                   x, None):
         assert fast(inputs) is None
     assert fast_launch([x], [torch.empty(())], driver, device=lambda: 1)([x]) is None, "another current device"
     assert driver.launches == []

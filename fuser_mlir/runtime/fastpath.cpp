@@ -168,7 +168,10 @@ PyObject* call(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
     return nullptr;
   }
   PyObject* seq = PySequence_Fast(inputs, "FastLaunch takes a sequence of inputs");
-  if (!seq) return nullptr;
+  if (!seq) {  // not a sequence: the Python path says what fd.execute takes
+    PyErr_Clear();
+    Py_RETURN_NONE;
+  }
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   PyObject** items = PySequence_Fast_ITEMS(seq);
   bool ok = n == static_cast<Py_ssize_t>(self->inputs->size());

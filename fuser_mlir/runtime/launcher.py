@@ -73,7 +73,7 @@ class Launcher:
         """`launch`: the scheduler's recipe for this signature ({"tiles", "scalars"} and, for
         tensor maps, "views": the shape each tensor map sees, by tensor); `out_specs`: (shape,
         torch dtype) per output; `examples`: inputs of the signature, for fd.execute's cached
-        path (its SignatureGuard and C++ `fast` call, where every input is a tensor parameter)."""
+        path (its C++ `fast` call, and its SignatureGuard where every input is a tensor)."""
         import torch
 
         self.device = device
@@ -166,7 +166,8 @@ class Launcher:
             self.fast = self._fast_launch(examples, tensor_params, value_params, map_params, len(pointers))
 
     def _fast_launch(self, examples, tensor_params, value_params, map_params, n_params):
-        """The C++ call of this launch (fastpath.cpp), or None where the extension is unavailable."""
+        """The C++ call of this launch (fastpath.cpp), or None where the extension is unavailable
+        or an example number is no parameter."""
         import torch
 
         numbers = [not isinstance(t, torch.Tensor) for t in examples]
