@@ -103,26 +103,16 @@ def copy_tbps(nbytes=1 << 30) -> float:
 
 
 def host_us(fn, calls=200, samples=15, warmup=50) -> float:
-    """Batches of 200 stay far below the driver's launch-queue depth, so the host never blocks on
-    a full queue (which would time the GPU instead)."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(samples):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        times.append((time.perf_counter() - start) / calls * 1e6)
-        torch.cuda.synchronize()
-    return statistics.median(times)
+    return host_us_each({"fn": fn}, calls, samples, warmup)["fn"]
 
 
 def host_us_each(fns: dict, calls=200, samples=15, warmup=50) -> dict:
     """host_us of every function of `fns` (name: function), their batches interleaved: sample k of
     each is timed right after sample k of the previous one, so every system sees the same drift of
     the host's speed (measured on the H100 host: one call timed 8.4 us and the same call with moving
-    inputs 12.5 us in one round of back-to-back host_us runs, 5.8 and 5.8 in another)."""
+    inputs 12.5 us in one round of back-to-back host_us runs, 5.8 and 5.8 in another).  Batches of
+    200 stay far below the driver's launch-queue depth, so the host never blocks on a full queue
+    (which would time the GPU instead)."""
     for fn in fns.values():
         for _ in range(warmup):
             fn()

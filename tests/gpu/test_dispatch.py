@@ -1,7 +1,7 @@
 """fd.execute's cached path on the H100: descriptors follow moving tensors, out= reuse, streams,
 CUDA-graph capture replayed with new data in the same buffers, and threads sharing one launch.
-The pointwise case's cached calls take the C++ fast path (runtime/fastpath.py), checked to be
-in use; its Python path runs where a test turns the fast path off, and in out= calls.
+The cached calls, out= ones included, take the C++ fast path (runtime/fastpath.py), checked to be
+in use; its Python path runs where a test turns the fast path off.
 
 Uses the GPU suite's cases (tests/gpu/cases.py), whose kernels build_artifacts.py compiles.
 """
