@@ -31,6 +31,17 @@ when it stores the box.
 Out-of-range rows and columns of a tail tile compute on clamped operand addresses (always in
 bounds) and are dropped by the TMA store.  The kernel writes no mbarrier, barrier, fence or wait.
 
+The epilogue runs while the tensor cores wait (both consumer warpgroups hold one tile), so its
+instructions count: under Nsight Compute at 4096^3 (clocks locked) the plain GEMM's (~150 a tile:
+cvt, st.shared, the TMA store) took 209 us, a silu or a full [M, N] operand's add 224-225 us.  A
+full operand's element is addressed from its row's 64-bit start (one product per fragment row: M
+x N may pass 2^31) plus the clamped i32 column (4 PTX instructions a pair load, against 7 in
+64-bit index arithmetic); sigmoid/silu run on the flush-to-zero ex2 and rcp (kernel/scalar_math.py).
+Tried and not kept (two alternating runs each, H100): an L2 prefetch of the full operands' tile
+lines before the K loop (4096^3 and 8192 x 10240 x 8192: no change beyond the runs' +-5 %), and
+for split-K a bulk L2 prefetch of the tile's workspace rows and semaphore by the last split before
+its K loop (seven skinny shapes: all within 0.25 us, 64 x 2112 x 7168 20.8 us both ways).
+
 Split-K (split_k = S > 1): the work units are the tiles' splits, u = S * tile + s (a tile's splits
 in adjacent CTAs, so their partials meet in L2); split s runs K tiles [s * kt / S, (s+1) * kt / S).
 Splits 0..S-2 write their accumulators, f32, into smem boxes laid out like the outputs' (the same
@@ -49,7 +60,7 @@ from ..dialects import nvasync
 from ..passes.unroll_loops import UNROLL_ATTR
 from ..kernel import body
 from ..kernel.builders import (build_kernel_with, elected_lane_of_warp0, gep, i32, if_then, if_then_else, index,
-                               load_global, memory_type, smem_type, store_global, to_i32, to_i64, to_index)
+                               load_global, memory_type, smem_type, store_global, to_i32, to_index)
 from ..frontend.dtypes import DataType
 from .matmul import BLOCK_K, CONSUMER_REGS, MATMUL_OPERANDS, PRODUCER_REGS, MatmulSchedule
 
@@ -71,7 +82,9 @@ class _KernelBuilder:
         self.scratch = {(p["scratch"], p["kind"]): a for p, a in zip(params, args) if "scratch" in p}
         self.kinds = {f"input{j}": k for j, k in enumerate(schedule.operands)}
         self.dtypes = {f"input{j}": d for j, d in enumerate(schedule.in_dtypes)}
-        self.m, self.n, self.k = (to_index(a) for p, a in zip(params, args) if p["kind"] == "scalar")
+        sizes = [a for p, a in zip(params, args) if p["kind"] == "scalar"]
+        self.sizes_i32 = sizes[:2]                      # M, N as the i32 kernel scalars
+        self.m, self.n, self.k = (to_index(a) for a in sizes)
         self.a_map = next(by_tensor[t] for t, k in self.kinds.items() if k == "a")
         self.b_map, self.b_kind = next((by_tensor[t], k) for t, k in self.kinds.items() if k in ("b", "b_kn"))
         self.matmul = next(op for op in func_op.regions[0].blocks[0].operations if op.operation.name == "fusion.matmul")
@@ -165,28 +178,31 @@ class _KernelBuilder:
             value = body.to_compute(arg, dtype)
             return value, value
         itemsize = DataType(dtype).itemsize
-        last_row = arith.subi(self.m, index(1))
-        row = arith.minui(row, last_row)
+        # i32 indices (M, N < 2^31), widened once: a row's first element is an unsigned 64-bit
+        # product (M x N may pass 2^31), its columns 32-bit offsets from there (one IMAD.WIDE each).
+        m, n = self.sizes_i32
+        wide = lambda v: arith.extui(ir.IntegerType.get_signless(64), v)  # noqa: E731
 
-        def load(offset, count):
+        def load(address, count):
             ty = ir.VectorType.get([count], memory_type(dtype)) if count > 1 else memory_type(dtype)
-            loaded = body.to_compute(load_global(gep(arg, to_i64(to_i32(offset)), dtype), ty, count * itemsize), dtype)
+            loaded = body.to_compute(load_global(address, ty, count * itemsize), dtype)
             return [vector.extract(loaded, [], [e]) for e in range(count)] if count > 1 else [loaded]
 
         if kind == "one":
-            value = load(index(0), 1)[0]
+            value = load(arg, 1)[0]
             return value, value
+        row = arith.minui(to_i32(row), arith.subi(m, i32(1)))
         if kind == "row":
-            value = load(row, 1)[0]
+            value = load(gep(arg, wide(row), dtype), 1)[0]
             return value, value
-        base = arith.muli(row, self.n) if kind == "full" else index(0)
+        start = gep(arg, arith.muli(wide(row), wide(n)), dtype) if kind == "full" else arg
+        col = to_i32(col)
         if self.s.pairs:
             # N even and col even: clamping to N - 2 keeps the pair inside the row.
-            col = arith.minui(col, arith.subi(self.n, index(2)))
-            return tuple(load(arith.addi(base, col), 2))
-        last_col = arith.subi(self.n, index(1))
-        return tuple(load(arith.addi(base, arith.minui(c, last_col)), 1)[0]
-                     for c in (col, arith.addi(col, index(1))))
+            return tuple(load(gep(start, wide(arith.minui(col, arith.subi(n, i32(2)))), dtype), 2))
+        last_col = arith.subi(n, i32(1))
+        return tuple(load(gep(start, wide(arith.minui(c, last_col)), dtype), 1)[0]
+                     for c in (col, arith.addi(col, i32(1))))
 
     def epilogue(self, values, dtypes, boxes, m0, n0, tid, wg_row):
         """Every fragment pair through `values` into the tile's smem boxes (swizzled): `values(first,

@@ -14,7 +14,7 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 from cases import CASES, HELD_CASES, LARGE, OUTER_CASES, REDUCTION_CASES, reduction_inputs, with_modes  # noqa: E402
 from test_scalars import CASES as SCALAR_CASES, SHAPES as SCALAR_SHAPES, meta_inputs  # noqa: E402
-from test_matmul import CASES as MATMUL_CASES  # noqa: E402
+from test_matmul import CASES as MATMUL_CASES, HUGE as HUGE_MATMUL  # noqa: E402
 from test_strided import CASES as STRIDED_CASES, EXTRA as STRIDED_EXTRA, make_inputs  # noqa: E402
 
 from fuser_mlir.frontend.dtypes import torch_dtype  # noqa: E402
@@ -47,7 +47,8 @@ def main():
              for name, build, views, schedule in STRIDED_CASES + STRIDED_EXTRA]
     jobs += [(f"scalars-{name}-{shape}", None, meta_inputs(name, shape)[0], lambda fd, n=name, s=shape: meta_inputs(n, s)[1])
              for name in SCALAR_CASES for shape in SCALAR_SHAPES]
-    jobs += [(name, schedule, build, lambda fd, m=make: m("meta")) for name, build, make, schedule in MATMUL_CASES]
+    jobs += [(name, schedule, build, lambda fd, m=make: m("meta"))
+             for name, build, make, schedule in MATMUL_CASES + [HUGE_MATMUL]]
     jobs += [(name, None, build, lambda fd, s=shape: reduction_inputs(fd, s, "meta"))
              for name, build, shape in REDUCTION_CASES]
     jobs += [(name, schedule, build, lambda fd, s=shape: reduction_inputs(fd, s, "meta"))

@@ -1,10 +1,11 @@
 """The matmul scheduler on the H100 against torch in float64: fresh random normal inputs,
 NaN-poisoned outputs, ragged M, N and K (M = 1, K below one tile, tails in every dim, batch dims
 folded into M, more tiles than SMs), both B layouts (w [N, K] of linear, b [K, N] of matmul, and
-transposed views of each, which read as the other layout), bf16 and f16, and every epilogue kind: bias [N], per-row
-scale [M, 1], full residual and gate [M, N], a scalar input, activations, a cast to f32, and
-several outputs; split-K in both modes (split counts 2, 3, 8, more splits than K tiles; reused
-workspace over repeated launches; deterministic mode bitwise equal over 20 launches).
+transposed views of each, which read as the other layout), bf16 and f16, and every epilogue kind:
+bias [N], per-row scale [M, 1], full residual and gate [M, N] (also past 2^31 elements), a scalar
+input, activations, a cast to f32, and several outputs; split-K in both modes (split counts 2, 3,
+8, more splits than K tiles; reused workspace over repeated launches; deterministic mode bitwise
+equal over 20 launches).
 
 Each case is (name, fusion builder, input maker, schedule); build_artifacts.py compiles exactly
 these signatures on meta tensors.  Run offline with artifacts built here (README, "GPU tests").
@@ -170,6 +171,10 @@ CASES.append(("skinny-heuristic-bias-gelu-bn160", lambda: linear(BF16, EPILOGUES
 CASES.append(("splitk-heuristic-plain", lambda: linear(BF16, EPILOGUES["plain"][1]),
               lambda dev: linear_inputs("plain", BF16, 64, 1024, 16384, dev), None))
 BY_NAME = {c[0]: c for c in CASES}
+# M x N past 2^31 elements: a full operand's element offsets (row x N + col) need 64 bits.  Checked
+# on rows at both ends (a whole float64 reference would take ~17 GB).
+HUGE = ("huge-silu-gate", lambda: linear(BF16, EPILOGUES["silu-gate"][1], (2,)),
+        lambda dev: linear_inputs("silu-gate", BF16, 65600, 32768, 64, dev), None)
 
 
 def run_case(name, inputs=None, launches=1):
@@ -253,3 +258,13 @@ def test_split_k_from_threads_on_their_own_streams():
     for i, outs in enumerate(results):
         for out in outs:
             check(f"{name} (thread {i})", fd, out, refs[i])
+
+
+def test_a_full_operand_past_2_31_elements():
+    name, build, make, _ = HUGE
+    fd, inputs = build(), make("cuda")
+    x, w, gate = inputs
+    out = torch.full(gate.shape, float("nan"), dtype=gate.dtype, device="cuda")
+    fd.execute(inputs, out=[out])
+    rows = torch.cat([torch.arange(64), torch.arange(x.shape[0] - 64, x.shape[0])]).cuda()
+    check(name, fd, [out[rows]], reference(fd, [x[rows], w, gate[rows]]))
