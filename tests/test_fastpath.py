@@ -53,11 +53,12 @@ class Driver:
         return self.code
 
 
-def fast_launch(examples, templates, driver, device=lambda: 0, out_align=None, values=(), maps=()):
+def fast_launch(examples, templates, driver, device=lambda: 0, out_align=None, values=(), maps=(), bound=None):
     """A FastLaunch whose kernel takes one parameter per input and output, then one i32; its
     stores need `out_align` bytes (default 16) of each output's pointer; `values`: (input index,
     dtype, Python type) of the scalar inputs (None among the examples); `maps`: (tensor index,
-    TensorMapSlot) of the tensors passed as TMA descriptors; the others pointers."""
+    TensorMapSlot) of the tensors passed as TMA descriptors; the others pointers; `bound`: the
+    {bound, stream} cells of a launch with scratch buffers (launcher.Launcher.bound)."""
     scalar = ctypes.c_int32(77)
     n = len(examples) + len(templates)
     params = (ctypes.c_void_p * (n + 1))(*([0] * n + [ctypes.addressof(scalar)]))
@@ -68,7 +69,8 @@ def fast_launch(examples, templates, driver, device=lambda: 0, out_align=None, v
                                FUNCTION, ctypes.addressof(params), n + 1, [(k, k) for k in range(n) if k not in others],
                                [(j, j, dtype, kind) for j, dtype, kind in values],
                                [(j, j, *slot.encode_arguments()) for j, slot in maps], driver.address,
-                               driver.encode_address, lambda d: STREAM, device, [scalar, params, maps])
+                               driver.encode_address, lambda d: STREAM, device,
+                               0 if bound is None else ctypes.addressof(bound), [scalar, params, maps, bound])
     return launch
 
 
@@ -171,6 +173,22 @@ def test_it_answers_none_and_launches_nothing_where_the_call_is_not_its_own():
     failing = Driver(2, code=201)
     assert fast_launch([x], [torch.empty(())], failing)([x]) is None, "a failed launch is the Python path's to report"
     assert len(failing.launches) == 1
+
+
+def test_a_launch_with_scratch_buffers_launches_only_on_the_stream_they_are_bound_to():
+    """The copied scratch parameters point at one stream's workspace: a call on another stream, or
+    while the launcher rebinds ({0, _}), is a "no" that launches nothing."""
+    x = torch.randn(64, 32)
+    driver = Driver(2)
+    bound = (ctypes.c_uint64 * 2)()
+    fast = fast_launch([x], [torch.empty(()).expand(64, 32)], driver, bound=bound)
+    for state in ([0, 0], [0, STREAM], [1, STREAM + 1], [1, 0]):
+        bound[:] = state
+        assert fast([x]) is None, state
+    assert driver.launches == []
+    bound[:] = [1, STREAM]
+    assert fast([x]) is not None
+    assert [launch[3] for launch in driver.launches] == [STREAM]
 
 
 def test_without_a_compiler_it_warns_once_and_calls_take_the_python_path(tmp_path, monkeypatch):

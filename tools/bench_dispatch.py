@@ -8,9 +8,10 @@ pairs (addresses change every call, as activations do); on the TMA scheduler wit
 inputs (each call re-encodes the input descriptors); as x*s with a scalar input s
 (fd.define_scalar) whose number changes every call; and as a small linear (the matmul kernel: its
 operands and output are TMA descriptors, re-encoded as the activations alternate), next to torch's
-linear.  Cached calls go through the C++ fast path (fuser_mlir/runtime/fastpath.py); its Python
-path, which calls with `schedule=` (the TMA row), split-K launches and machines without a C++
-compiler take, is timed beside it.
+linear, and a skinny 64x2112x7168 one the heuristic splits over K (its workspace and semaphores
+are scratch buffers bound to the stream).  Cached calls go through the C++ fast path
+(fuser_mlir/runtime/fastpath.py); its Python path, which calls with `schedule=` (the TMA row) and
+machines without a C++ compiler take, is timed beside it.
 
     # here (MLIR available): build the kernel
     FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_dispatch.py --build
@@ -60,14 +61,16 @@ def small_linear():
 
 
 LINEAR = ((256, 256), (256, 256))
+SKINNY = ((64, 7168), (2112, 7168))      # split-K (issue 10's shape)
 
 
 def build():
     for schedule in (None, TMA):
         relu_mul().compile([torch.empty(SHAPE, dtype=torch.bfloat16, device="meta")] * 2, schedule=schedule)
     scaled().compile([torch.empty(SHAPE, dtype=torch.bfloat16, device="meta"), 0.5])
-    small_linear().compile([torch.empty(s, dtype=torch.bfloat16, device="meta") for s in LINEAR])
-    print("built relu(x)*y bf16 (default and TMA schedulers), x*s and a 256x256x256 linear")
+    for shapes in (LINEAR, SKINNY):
+        small_linear().compile([torch.empty(s, dtype=torch.bfloat16, device="meta") for s in shapes])
+    print("built relu(x)*y bf16 (default and TMA schedulers), x*s and 256x256x256 and 64x2112x7168 linears")
 
 
 def triton_launcher():
@@ -107,6 +110,11 @@ def bench(json_path):
     weight = torch.randn(LINEAR[1], device="cuda").to(torch.bfloat16)
     torch.testing.assert_close(fd_linear.execute([activations[0], weight])[0].float(),
                                (activations[0].float() @ weight.float().T), rtol=2e-2, atol=2e-1)
+    skinny = [torch.randn(SKINNY[0], device="cuda").to(torch.bfloat16) for _ in range(2)]
+    skinny_weight = torch.randn(SKINNY[1], device="cuda").to(torch.bfloat16)
+    fd_skinny = small_linear()
+    torch.testing.assert_close(fd_skinny.execute([skinny[0], skinny_weight])[0].float(),
+                               (skinny[0].float() @ skinny_weight.float().T), rtol=2e-2, atol=1.0)
     fd_scaled = scaled()
     assert torch.equal(fd_scaled.execute([x, 0.5])[0], x * 0.5), "x*s differs from torch"
     pairs, turn = ([x, y], [x2, y2]), [0]
@@ -118,6 +126,10 @@ def bench(json_path):
     def linear_call():
         turn[0] ^= 1
         return fd_linear.execute([activations[turn[0]], weight])
+
+    def skinny_call():
+        turn[0] ^= 1
+        return fd_skinny.execute([skinny[turn[0]], skinny_weight])
 
     def scaled_call():
         turn[0] ^= 1
@@ -143,6 +155,8 @@ def bench(json_path):
         "fd.execute of x*s, a scalar input changing every call": scaled_call,
         "fd.execute of a 256x256x256 linear (TMA descriptors), activations alternating": linear_call,
         "torch eager linear 256x256x256 (cuBLAS)": lambda: torch.nn.functional.linear(activations[0], weight),
+        "fd.execute of a 64x2112x7168 linear (split-K scratch), activations alternating": skinny_call,
+        "torch eager linear 64x2112x7168 (cuBLAS)": lambda: torch.nn.functional.linear(skinny[0], skinny_weight),
         "torch eager relu(x)*y (2 ops)": eager,
         "torch eager x*y (1 op)": lambda: x * y,
         "torch.compile": lambda: compiled_fn(x, y),

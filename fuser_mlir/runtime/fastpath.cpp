@@ -1,11 +1,11 @@
 // fd.execute's cached call in C++ (built by fastpath.py): check the inputs against one signature,
 // allocate the outputs, write the addresses, launch.  Python per call costs more than the driver's
 // launch (fastpath.py says how much); this object does what launcher.Launcher.run does for
-// launches without scratch buffers (pointers, fixed scalars, scalar inputs, TMA descriptors).
+// (pointers, fixed scalars, scalar inputs, TMA descriptors, the scratch buffers bound to a stream).
 //
 // FastLaunch(examples, templates, out_align, device, grid, block, smem, function, params, n_params,
 //            tensor_params, value_params, map_params, launch, encode, current_stream,
-//            current_device, keepalive)
+//            current_device, bound, keepalive)
 //   examples:  the signature's inputs, None for a scalar input; a call matches when each tensor
 //              input has the same dtype, device, sizes, contiguity (else strides) and 16-byte
 //              alignment of its data pointer, and each scalar input is a number of its type
@@ -22,6 +22,9 @@
 //              arguments (the arrays' addresses) and re-encoded when the tensor's address changes;
 //   encode:    address of cuTensorMapEncodeTiled;
 //   launch:    address of cuLaunchKernelEx; current_stream/current_device: torch's callables;
+//   bound:     0, or (a launch with scratch buffers) the address of two uint64 cells, {1, stream}
+//              while the launcher's scratch is bound to `stream` (the parameters left as copied
+//              point at it), {0, _} while it rebinds; a call on another stream is a "no";
 //   keepalive: what the copied parameter pointers and the descriptors' arrays point into.
 // Calling it with the inputs (and `out`, a sequence of output tensors, or None) returns the list
 // of outputs, or None where the signature, `out`, the current device, the allocation or the
@@ -95,6 +98,7 @@ struct FastLaunch {
   EncodeTiled encode;
   std::vector<TensorMap>* maps;
   int device;
+  const uint64_t* bound;
   PyObject *current_stream, *current_device, *device_index, *keepalive;
 };
 
@@ -192,6 +196,8 @@ PyObject* call(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
     ok = raw != nullptr;
     if (ok) stream = PyLong_AsVoidPtr(raw);
     Py_XDECREF(raw);
+    // The scratch the copied parameters point at belongs to one stream (launcher._bind_scratch).
+    ok = ok && (!self->bound || (self->bound[0] == 1 && self->bound[1] == reinterpret_cast<uintptr_t>(stream)));
   }
   std::vector<at::Tensor> outputs;
   outputs.reserve(self->outputs->size());
@@ -282,13 +288,14 @@ bool sigs_of(PyObject* tensors, std::vector<TensorSig>& sigs, const char* what) 
 // Parses the constructor's arguments (header comment) into `self`; false with a Python error set.
 bool init_from(FastLaunch* self, PyObject* args) {
   PyObject *examples, *templates, *out_align, *block, *tensor_params, *value_params, *map_params;
-  unsigned long long function, params, launch, encode;
+  unsigned long long function, params, launch, encode, bound;
   unsigned grid, smem;
   Py_ssize_t n_params;
-  if (!PyArg_ParseTuple(args, "OOOiIOIKKnOOOKKOOO", &examples, &templates, &out_align, &self->device, &grid, &block,
-                        &smem, &function, &params, &n_params, &tensor_params, &value_params, &map_params, &launch,
-                        &encode, &self->current_stream, &self->current_device, &self->keepalive))
+  if (!PyArg_ParseTuple(args, "OOOiIOIKKnOOOKKOOKO", &examples, &templates, &out_align, &self->device, &grid,
+                        &block, &smem, &function, &params, &n_params, &tensor_params, &value_params, &map_params,
+                        &launch, &encode, &self->current_stream, &self->current_device, &bound, &self->keepalive))
     return false;
+  self->bound = reinterpret_cast<const uint64_t*>(bound);
   Py_INCREF(self->current_stream);
   Py_INCREF(self->current_device);
   Py_INCREF(self->keepalive);

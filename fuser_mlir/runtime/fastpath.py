@@ -6,9 +6,10 @@ torch eager op; its driver launch is ~4 of that and the rest is Python: the sign
 Python allocation entry point (`empty_like`: 2 us) and the address writes.  The C++ call does the
 same work (launcher.Launcher.run's) from C++: the check of the signature key's facts, `at::empty`,
 the cell writes, the re-encoding of descriptors whose tensor moved and cuLaunchKernelEx.  It takes
-every launch but those with scratch buffers (split-K's workspace and semaphores, bound per
-stream), with fresh or `out=` outputs; those stay on the Python path, which is also where every
-call goes when the extension cannot be built (no compiler, or FUSER_MLIR_FASTPATH=0).
+every launch, with fresh or `out=` outputs; one with scratch buffers (split-K's workspace and
+semaphores) only on the stream they are bound to, the first call on another stream taking the
+Python path, which binds them.  Every call takes the Python path when the extension cannot be
+built (no compiler, or FUSER_MLIR_FASTPATH=0).
 
 The build: one g++ command (no ninja, no build isolation), 20-30 s once per source, torch and
 Python version (the first fd.execute that needs it says so on stderr; `python -m

@@ -20,7 +20,9 @@ tensors are checked here.
 
 Scratch buffers (launch "scratch": a split-K matmul's f32 workspace and per-tile semaphores) belong
 to the launch, one set per CUDA stream it runs on (two streams never share one): allocated zeroed
-at the first call on a stream and reused, since the kernel leaves them as it found them.
+at the first call on a stream and reused, since the kernel leaves them as it found them.  The
+parameters point at the set bound last; `bound` ({1, stream}, {0, _} while rebinding) tells the
+C++ call which stream's set that is, and it launches only on that stream.
 """
 from __future__ import annotations
 
@@ -117,7 +119,7 @@ class Launcher:
         self.scratch_cells = {name: self.n_tensors + i for i, name in enumerate(scratch_pointers)}
         self.scratch_maps = []             # (scratch buffer name, TensorMapSlot)
         self.scratch_by_stream = {}
-        self.scratch_stream = None
+        self.bound = (ctypes.c_uint64 * 2)()     # {1, stream} once bound (the C++ call reads it)
         pointers = []
         tensor_params = []                 # (parameter index, tensor index): global pointers
         value_params = []                  # (parameter index, input index, dtype): scalar inputs
@@ -162,7 +164,7 @@ class Launcher:
                                             ctypes.addressof(self.params), device)
         if self.value_slots:               # a scalar's number is no tensor: the guard cannot see it
             self.guard = None
-        if examples is not None and not self.scratch_specs:
+        if examples is not None:
             self.fast = self._fast_launch(examples, tensor_params, value_params, map_params, len(pointers))
 
     def _fast_launch(self, examples, tensor_params, value_params, map_params, n_params):
@@ -184,7 +186,8 @@ class Launcher:
                                 ctypes.cast(driver.libcuda().launch_kernel_ex, ctypes.c_void_p).value,
                                 ctypes.cast(driver.libcuda().encode_tiled, ctypes.c_void_p).value,
                                 torch._C._cuda_getCurrentRawStream, torch._C._cuda_getDevice,
-                                (self.scalars, [slot for _, _, slot in map_params]))
+                                ctypes.addressof(self.bound) if self.scratch_specs else 0,
+                                (self.bound, self.scalars, [slot for _, _, slot in map_params]))
 
     def cached(self, inputs, out=None):
         """fd.execute's cached call: the outputs when `inputs` have this launch's signature, else
@@ -219,7 +222,7 @@ class Launcher:
             for j, slot in self.tensor_maps:
                 slot.put(self.addresses[j])
             stream = self._current_stream(self.device)
-            if self.scratch_specs and stream != self.scratch_stream:
+            if self.scratch_specs and (not self.bound[0] or self.bound[1] != stream):
                 self._bind_scratch(stream)
             if self._current_device() == self.device:
                 self.launch(stream)
@@ -231,8 +234,11 @@ class Launcher:
         return outputs
 
     def _bind_scratch(self, stream):
+        """Point the scratch parameters at `stream`'s set (run holds the lock; the C++ call, which
+        holds the GIL from its check of `bound` to its launch, sees the old binding or the new)."""
         import torch
 
+        self.bound[0] = 0
         buffers = self.scratch_by_stream.get(stream)
         if buffers is None:
             dtypes = {"f32": torch.float32, "i32": torch.int32}
@@ -243,7 +249,8 @@ class Launcher:
             self.addresses[index] = buffers[name].data_ptr()
         for name, slot in self.scratch_maps:
             slot.put(buffers[name].data_ptr())
-        self.scratch_stream = stream
+        self.bound[1] = stream
+        self.bound[0] = 1
 
     def _check_out(self, out):
         if len(out) != len(self.out_specs):
