@@ -10,8 +10,8 @@ inputs (each call re-encodes the input descriptors); as x*s with a scalar input 
 operands and output are TMA descriptors, re-encoded as the activations alternate), next to torch's
 linear, and a skinny 64x2112x7168 one the heuristic splits over K (its workspace and semaphores
 are scratch buffers bound to the stream).  Cached calls go through the C++ fast path
-(fuser_mlir/runtime/fastpath.py); its Python path, which calls with `schedule=` (the TMA row) and
-machines without a C++ compiler take, is timed beside it.
+(fuser_mlir/runtime/fastpath.py; calls with `schedule=`, the TMA row, after building their key);
+its Python path, which machines without a C++ compiler take, is timed beside it.
 
     # here (MLIR available): build the kernel
     FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_dispatch.py --build

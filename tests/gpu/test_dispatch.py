@@ -1,7 +1,7 @@
 """fd.execute's cached path on the H100: descriptors follow moving tensors, out= reuse, streams,
 CUDA-graph capture replayed with new data in the same buffers, and threads sharing one launch.
-The cached calls, out= ones included, take the C++ fast path (runtime/fastpath.py), checked to be
-in use; its Python path runs where a test turns the fast path off.
+The cached calls, out= and schedule= ones included, take the C++ fast path (runtime/fastpath.py),
+checked to be in use; its Python path runs where a test turns the fast path off.
 
 Uses the GPU suite's cases (tests/gpu/cases.py), whose kernels build_artifacts.py compiles.
 """
@@ -54,6 +54,27 @@ def test_cached_launcher_follows_new_tensors(path):
         assert out.data_ptr() == address, "the output did not reuse the poisoned block"
         assert torch.equal(out, _expected(x, y))
     assert len(fd._launchers) == 1, "one signature must give one prepared launch"
+
+
+def test_a_call_with_a_schedule_takes_the_cpp_call():
+    """schedule= calls skip the most-recent shortcut (the key tells schedules apart), then launch
+    through the C++ call like any cached call: the Python launch path never runs."""
+    from cases import PIPELINE_MODES
+
+    fd, shape = _mul_case()
+    schedule = {"scheduler": "pointwise", "mode": PIPELINE_MODES[0]}
+    fd.execute(_inputs(shape), schedule=schedule)
+    launcher, = fd._launchers.values()
+    assert launcher.fast is not None
+
+    def python_path(*args, **kwargs):
+        raise AssertionError("a schedule= call took the Python launch path")
+
+    launcher.run = python_path
+    for _ in range(3):
+        x, y = _inputs(shape)
+        out, = fd.execute([x, y], schedule=schedule)
+        assert torch.equal(out, _expected(x, y))
 
 
 def test_out_is_reused_and_checked():
