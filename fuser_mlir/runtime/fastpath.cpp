@@ -1,7 +1,7 @@
 // fd.execute's cached call in C++ (built by fastpath.py): check the inputs against one signature,
 // allocate the outputs, write the addresses, launch.  Python per call costs more than the driver's
-// launch (fastpath.py says how much); this object does what launcher.Launcher.run does for
-// (pointers, fixed scalars, scalar inputs, TMA descriptors, the scratch buffers bound to a stream).
+// launch (fastpath.py says how much); this object does what launcher.Launcher.run does, for every
+// kind of parameter (pointers, fixed scalars, scalar inputs, TMA descriptors, scratch buffers).
 //
 // FastLaunch(examples, templates, out_align, device, grid, block, smem, function, params, n_params,
 //            tensor_params, value_params, map_params, launch, encode, current_stream,
