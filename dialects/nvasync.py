@@ -51,6 +51,17 @@ OPS = [
                   Operand("coords", "i32", variadic=True)],
         semantics=Semantics(writes=("dst",), proxy="async", completion="mbarrier"),
         ptx="cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::complete_tx::bytes"),
+    _op("tma_load_multicast", "TMA tile load global -> `dst` shared by the `ctas` CTAs of the cluster "
+        "(the kernel's `nvvm.cluster_dim`), each running this op with the same operands: CTA r loads "
+        "slice r of the tile (`dst`'s dim 0 split `ctas` ways, coordinate 0 advanced by r x rows / ctas; "
+        "the descriptor's box is one slice) and delivers it to `dst` and to mbarrier `barriers[stage]` "
+        "of every CTA of the cluster.  So each CTA's `dst` fills whole and its barrier completes `dst`'s "
+        "bytes, as for tma_load.  Issued by one thread.",
+        operands=[Operand("desc", "ptr"), Operand("dst", "memref"), *_BARRIER,
+                  Operand("coords", "i32", variadic=True)],
+        attrs=[Attr("ctas", "i32")],
+        semantics=Semantics(writes=("dst",), proxy="async", completion="mbarrier"),
+        ptx="cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"),
     _op("pipeline_load", "A TMA tile load global -> `dst` inside a loop marked `nvasync.pipeline`: "
         "one stage's worth, with no mbarrier. fuser-pipeline-mbarriers gives it its stage buffer, "
         "its mbarrier protocol and its issuing thread (`role` names its producer).",
@@ -79,6 +90,11 @@ OPS = [
         semantics=Semantics(is_sync=True), ptx="mbarrier.init.shared.b64"),
     _op("mbarrier_arrive", "Arrive on `barriers[stage]`.",
         operands=_BARRIER, semantics=_SYNC, ptx="mbarrier.arrive.shared.b64"),
+    _op("mbarrier_arrive_cluster", "Arrive on `barriers[stage]` of the CTA of rank `cta` in this CTA's "
+        "cluster: `barriers`, as for store_peer, names the same array in every CTA.  It releases at CTA "
+        "scope (the default): a stage's release needs its reads done, not ordered for the cluster.",
+        operands=[*_BARRIER, Operand("cta", "i32")], semantics=_SYNC,
+        ptx="mapa.shared::cluster.u64; mbarrier.arrive.shared::cluster.b64"),
     _op("mbarrier_arrive_expect_tx", "Arrive on `barriers[stage]` and expect `bytes` of TMA "
         "transactions in this phase.",
         operands=_BARRIER, attrs=[Attr("bytes", "i32")],
@@ -292,6 +308,31 @@ def _check_smem_buffer(view):
     return errors
 
 
+def _check_tma_load_multicast(view):
+    errors = _tma(view, "dst") + _barrier(view)
+    if errors:
+        return errors
+    if not 2 <= view.ctas <= 16:
+        return [f"ctas must be a cluster size in [2, 16], got {view.ctas}"]
+    ty = view.dst.type
+    rows = ty.shape[0]
+    row_bytes = memref_bytes(ty) // rows
+    # Each slice starts where a 128-byte-swizzled box may start: a 1024-byte boundary.
+    if rows % view.ctas or (rows // view.ctas * row_bytes) % 1024:
+        errors.append(f"dst's {rows} rows of {row_bytes} bytes do not split into {view.ctas} slices of whole "
+                      "1024-byte units")
+    return errors
+
+
+def memref_bytes(ty) -> int:
+    """Bytes of a statically shaped memref type."""
+    ty = _ir().MemRefType(ty)
+    size = ty.element_type.width // 8
+    for d in ty.shape:
+        size *= d
+    return size
+
+
 def _check_tma_reduce(view):
     errors = _tma(view, "src")
     if view.kind not in REDUCE_KINDS:
@@ -473,6 +514,7 @@ _CHECKS = {
     "smem_buffer": _check_smem_buffer,
     "store_peer": _check_store_peer,
     "tma_load": lambda v: _tma(v, "dst") + _barrier(v),
+    "tma_load_multicast": _check_tma_load_multicast,
     "pipeline_load": lambda v: _tma(v, "dst"),
     "tma_store": lambda v: _tma(v, "src"),
     "tma_reduce": _check_tma_reduce,
@@ -484,6 +526,7 @@ _CHECKS = {
     "bulk_wait": _check_bulk_wait,
     "mbarrier_init": _check_mbarrier_init,
     "mbarrier_arrive": _barrier,
+    "mbarrier_arrive_cluster": _barrier,
     "mbarrier_arrive_expect_tx": _check_expect_tx,
     "mbarrier_try_wait_parity": _barrier,
     "mbarrier_inval": _barrier,

@@ -5,8 +5,9 @@ each decides on its own what the facts require.
 
 * `accesses(func)`: every shared-memory access with its byte range (from `nvasync.smem_buffer`;
   two accesses conflict when the ranges overlap), read or write, proxy (generic for
-  memref/vector loads and stores, async for TMA and wgmma per `nvasync.Semantics`), the threads
-  that execute it and, for generic accesses, a structural key of its thread->element mapping.
+  memref/vector loads and stores, async for TMA and wgmma per `nvasync.Semantics`, mbarrier for
+  an mbarrier word -- `remote` when the op reaches that word in peer CTAs of the cluster too), the
+  threads that execute it and, for generic accesses, a structural key of its thread->element mapping.
   A wgmma operand that is a k-slice (`memref.subview`) of a swizzled tile accesses the whole tile.
 * `is_divergent(value)`: may differ between the threads of a CTA.  Uniform are constants, kernel
   arguments, block/grid ids and sizes, what pure ops compute from uniform values, and IVs and
@@ -32,10 +33,14 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..dialects import nvasync
+from ..dialects.nvasync import memref_bytes  # noqa: F401  (re-exported: the passes import it from here)
 
+TMA_LOADS = ("nvasync.tma_load", "nvasync.tma_load_multicast")
 MBARRIER_OPS = {"nvasync.mbarrier_init": True, "nvasync.mbarrier_inval": True, "nvasync.mbarrier_arrive": False,
-                "nvasync.mbarrier_arrive_expect_tx": False, "nvasync.mbarrier_try_wait_parity": False,
-                "nvasync.tma_load": False}   # op -> writes the mbarrier word (init/inval) or only uses it
+                "nvasync.mbarrier_arrive_cluster": False, "nvasync.mbarrier_arrive_expect_tx": False,
+                "nvasync.mbarrier_try_wait_parity": False, "nvasync.tma_load": False,
+                "nvasync.tma_load_multicast": False}   # op -> writes the mbarrier word (init/inval) or only uses it
+REMOTE_MBARRIER_OPS = ("nvasync.mbarrier_arrive_cluster", "nvasync.tma_load_multicast")  # reach peers' barriers
 GENERIC_ACCESS = {
     "memref.load": (False, 0, 1), "memref.store": (True, 1, 2),
     "vector.load": (False, 0, 1), "vector.store": (True, 1, 2),
@@ -78,6 +83,7 @@ class Access:
     proxy: str                        # "generic" | "async" | "mbarrier" (an mbarrier word)
     threads: Threads
     mapping: tuple | None             # generic: structural key of (buffer, indices) if thread-indexed
+    remote: bool = False              # mbarrier: the op reaches the word in peer CTAs of the cluster too
 
     def overlaps(self, other: "Access") -> bool:
         return self.start < other.end and other.start < self.end
@@ -97,13 +103,6 @@ def block_key(block) -> tuple:
     raise ValueError("block not found in its owner")
 
 
-def memref_bytes(ty) -> int:
-    """Bytes of a statically shaped memref type."""
-    ty = ir.MemRefType(ty)
-    size = ty.element_type.width // 8
-    for d in ty.shape:
-        size *= d
-    return size
 
 
 def byte_range(value) -> tuple[int, int]:
@@ -260,6 +259,16 @@ def block_dims(func) -> tuple[int, int, int] | None:
     if "gpu.known_block_size" not in func.attributes:
         return None
     return tuple(ir.DenseI32ArrayAttr(func.attributes["gpu.known_block_size"]))
+
+
+def cluster_size(func) -> int:
+    """CTAs per cluster of a kernel (`nvvm.cluster_dim`; 1 without one)."""
+    if "nvvm.cluster_dim" not in func.attributes:
+        return 1
+    size = 1
+    for d in ir.DenseI32ArrayAttr(func.attributes["nvvm.cluster_dim"]):
+        size *= d
+    return size
 
 
 def warp_count(func) -> int | None:
@@ -550,7 +559,8 @@ def accesses(func) -> list[Access]:
             stage = linear(view.stage)
             if stage is not None and stage[0] is None and end != UNBOUNDED:   # one known mbarrier
                 start, end = start + 8 * stage[2], start + 8 * stage[2] + 8
-            found.append(Access(op, start, end, MBARRIER_OPS[name], "mbarrier", threads_of(op), None))
+            found.append(Access(op, start, end, MBARRIER_OPS[name], "mbarrier", threads_of(op), None,
+                                name in REMOTE_MBARRIER_OPS))
         if name not in GENERIC_ACCESS:
             sem = nvasync.semantics(name)
             if sem is not None and (sem.reads or sem.writes):

@@ -62,6 +62,7 @@ def build_every_nvasync_op():
         with ir.InsertionPoint(branch.then_block):
             nvasync.MbarrierArriveExpectTxOp(bars, c0, bytes=8192)
             nvasync.TmaLoadOp(desc, tile, bars, c0, [n, zero])
+            nvasync.TmaLoadMulticastOp(desc, tile, bars, c0, [n, zero], ctas=2)
             scf.YieldOp([])
         nvasync.MbarrierTryWaitParityOp(bars, c0, zero)
         nvasync.FenceProxyAsyncOp(space="shared::cta")
@@ -92,6 +93,7 @@ def build_every_nvasync_op():
         nvasync.ClusterArriveOp()
         nvasync.ClusterWaitOp()
         nvasync.StorePeerOp(arith.constant(f32, 2.0), slots, rank, c0)
+        nvasync.MbarrierArriveClusterOp(bars, c0, rank)
         nvasync.ClusterSyncOp()
     return module
 
@@ -113,7 +115,8 @@ def test_builders_cover_every_nvasync_op_and_lower_to_ptx(ctx):
                         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "setmaxnreg.inc",
                         "bar.warp.sync", "%cluster_ctarank", "mapa.shared::cluster.u64", "st.shared::cluster.b32",
                         "barrier.cluster.arrive.relaxed.aligned", "barrier.cluster.arrive.aligned",
-                        "barrier.cluster.wait.aligned"):
+                        "barrier.cluster.wait.aligned", "mbarrier.arrive.shared::cluster.b64",
+                        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"):
         assert instruction in ptx
     assert len(assemble(ptx).cubin) > 0
 

@@ -86,6 +86,30 @@ func.func @tma_rank_mismatch(%d: !llvm.ptr, %i: i32) {
 }
 
 // -----
+!smem = memref<64x64xbf16, #gpu.address_space<workgroup>>
+!bars = memref<2xi64, #gpu.address_space<workgroup>>
+func.func @tma_multicast_slices(%d: !llvm.ptr, %i: i32) {
+  %b = "nvasync.smem_buffer"() {offset = 1024 : i64} : () -> !smem
+  %bars = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> !bars
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'nvasync.tma_load_multicast' op dst's 64 rows of 128 bytes do not split into 16 slices of whole 1024-byte units}}
+  "nvasync.tma_load_multicast"(%d, %b, %bars, %c0, %i, %i) {ctas = 16 : i32} : (!llvm.ptr, !smem, !bars, index, i32, i32) -> ()
+  return
+}
+
+// -----
+!smem = memref<64x64xbf16, #gpu.address_space<workgroup>>
+!bars = memref<2xi64, #gpu.address_space<workgroup>>
+func.func @tma_multicast_ctas(%d: !llvm.ptr, %i: i32) {
+  %b = "nvasync.smem_buffer"() {offset = 1024 : i64} : () -> !smem
+  %bars = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> !bars
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'nvasync.tma_load_multicast' op ctas must be a cluster size in [2, 16], got 1}}
+  "nvasync.tma_load_multicast"(%d, %b, %bars, %c0, %i, %i) {ctas = 1 : i32} : (!llvm.ptr, !smem, !bars, index, i32, i32) -> ()
+  return
+}
+
+// -----
 func.func @tma_element_type(%d: !llvm.ptr, %i: i32) {
   %b = "nvasync.smem_buffer"() {offset = 1024 : i64} : () -> memref<64xf8E4M3FN, #gpu.address_space<workgroup>>
   // expected-error @below {{TMA does not move element type f8E4M3FN}}
