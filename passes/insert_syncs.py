@@ -32,6 +32,9 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
     a barrier before other threads use it.
   * mbarrier use by other threads (wait, arrive) -> `mbarrier.inval`: a barrier, so no thread
     still polls or arrives on a word being invalidated.
+  * a word peer CTAs reach too (`mbarrier_arrive_cluster`, a `tma_load_multicast`'s complete_tx):
+    its init -> those uses, and those uses -> its inval and kernel exit, are ordered by a cluster
+    barrier, placed first so it orders the CTA's own uses too (no bar.sync beside it).
   * TMA load -> use of its destination: ordered by the mbarrier wait the pipeline already has
     (its parity is the pipeline's business); fuser-verify-syncs reports a missing one.  A
     standalone load (its mbarrier never initialised, not in a loop) gets the single-use protocol:
@@ -119,6 +122,7 @@ class Group:
     proxy: str
     threads: object
     mapping: object = None
+    remote: bool = False             # an mbarrier word peers reach too (smem_model.Access.remote)
 
     def overlaps(self, other: "Group") -> bool:
         return any(s < e2 and s2 < e for s, e in self.ranges for s2, e2 in other.ranges)
@@ -135,7 +139,7 @@ def grouped(found: list[Access]) -> list[Group]:
                                acc.proxy, acc.threads)
         else:
             groups.append(Group(acc.op, acc.op, ((acc.start, acc.end),), acc.is_write, acc.proxy,
-                                acc.threads, acc.mapping))
+                                acc.threads, acc.mapping, acc.remote))
     return groups
 
 
@@ -149,7 +153,8 @@ def needs_barrier(a, b) -> bool:
         if a.op.name == "nvasync.mbarrier_init":
             return b.op.name != "nvasync.mbarrier_init"
         # use by other threads -> inval: every wait and arrival done before the word is released
-        return b.op.name == "nvasync.mbarrier_inval" and not (a.threads == b.threads and a.threads.issuer)
+        # (a peer's remote use is always another thread's)
+        return b.op.name == "nvasync.mbarrier_inval" and (a.remote or not (a.threads == b.threads and a.threads.issuer))
     single = a.threads == b.threads and a.threads.issuer
     if a.proxy == "generic" and b.proxy == "generic":
         return not (same_thread_mapping(a, b) or single)
@@ -265,12 +270,14 @@ class _Inserter:
         self.func.walk(number, ir.WalkOrder.PRE_ORDER)
         # Forward hazards first, then loop-carried ones (whose paths usually cross the barriers
         # placed for the former), each in program order of B: one barrier serves many hazards.
+        # Hazards only a cluster barrier orders come first: the CTA's own pairs it covers too
+        # (mbarrier init -> its local and its peers' uses: one cluster barrier, no bar.sync).
         pairs = [(a, b) for a, b in self.hazards() if needs_barrier(a, b)]
-        pairs.sort(key=lambda p: (order[op_key(p[0].last)] > order[op_key(p[1].op)],
+        pairs.sort(key=lambda p: (not _needs_cluster(*p), order[op_key(p[0].last)] > order[op_key(p[1].op)],
                                   order[op_key(p[1].op)], -order[op_key(p[0].last)]))
         for a, b in pairs:
             path = find_path(a.last, b.op)
-            cluster = "cluster" in (a.proxy, b.proxy)
+            cluster = _needs_cluster(a, b)
             if path is None or any((p.op.name == CLUSTER_SYNC if cluster else p.op.name in BARRIERS)
                                    and barrier_orders(p.op, a.threads, b.threads) for p in path.ops):
                 continue
@@ -311,6 +318,11 @@ class _Inserter:
     def peer_stores(self) -> list[Access]:
         return [a for a in accesses(self.func) if a.proxy == "cluster"]
 
+    def peer_accesses(self) -> list[Access]:
+        """What reaches a peer CTA's shared memory: distributed stores, remote mbarrier arrivals and
+        multicast loads' complete_tx."""
+        return [a for a in accesses(self.func) if a.proxy == "cluster" or a.remote]
+
     def place_cluster_start(self):
         """Before the first store into a peer's shared memory, every CTA of the cluster has started:
         a relaxed arrive first thing, its wait just before that store."""
@@ -324,9 +336,10 @@ class _Inserter:
         self.place_cluster_sync(find_path(arrive.operation, stores[0].op), stores[0].op, reason, wait_only=True)
 
     def place_cluster_exit(self):
-        """A peer CTA must not exit while this CTA's stores into its shared memory may be in
-        flight: a cluster barrier after the last such store on every path to the exit."""
-        stores = self.peer_stores()
+        """A peer CTA must not exit while this CTA's stores or mbarrier arrivals into its shared
+        memory may be in flight: a cluster barrier after the last such access on every path to
+        the exit."""
+        stores = self.peer_accesses()
         exit_op = self.func.regions[0].blocks[0].operations[-1] if stores else None
         for store in stores:
             path = find_path(store.op, exit_op)
@@ -492,6 +505,12 @@ class _Inserter:
                     and ir.IntegerAttr(p.op.attributes["pending"]).value <= commits:
                 return True
         return False
+
+
+def _needs_cluster(a, b) -> bool:
+    """Only a cluster barrier orders a peer CTA's access: a distributed store, or an mbarrier word
+    a peer arrives on (or completes bytes on) -- its init before, its inval after."""
+    return "cluster" in (a.proxy, b.proxy) or a.remote or b.remote
 
 
 def chain_top(op):

@@ -35,6 +35,17 @@ it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persis
     arrives.  setmaxnreg moves registers from the producers (dec) to the consumers (inc), the
     budget checked against the SM's 65536.  A consumer's release after asynchronous reads (wgmma)
     is ordered by fuser-flush-wgmma, which sees the arrival as a release;
+  * multicast (warp_specialized, `cluster = C` CTAs per cluster, the kernel's nvvm.cluster_dim,
+    and `multicast = "role,..."`): the named roles' tiles are shared by the cluster's CTAs, which
+    run the same loop nest in lockstep.  Their loads become `tma_load_multicast` (each CTA loads
+    its 1/C slice into every CTA, so each CTA's `full` still receives the whole tile's bytes and
+    its own expect-tx announces them); a stage of such a role is free only when the consumers of
+    every CTA have released it, so its `empty` counts C x the consumer warps and each consumer
+    warp's release also arrives, remotely, on the `empty` of each other CTA (rank + d) % C.
+    Decision: every CTA's producer waits on its own `empty` (CUTLASS's scheme), not one leader
+    for the cluster: no CTA's loads wait on another's producer.  The cluster barriers that make
+    the inits visible to the peers and keep a CTA alive while peers still reach its barriers are
+    fuser-insert-syncs' (remote mbarrier uses);
   * the issuer initialises the barriers before the loop nest and invalidates them after it
     (after the roles in warp_specialized mode).
 The loads' coordinates may be computed in the body from %i (and outside it from enclosing loop
@@ -47,7 +58,10 @@ Contract
   in:  gpu.func kernels; pipelined loops as above (constant lower bound 0, step 1,
        pipeline_loads directly in the body, whose coordinates do not depend on carried values),
        nested only in scf.for loops, no mbarrier ops of their own; in warp_specialized mode one
-       pipelined loop per kernel and a `gpu.known_block_size` of whole consumer warpgroups.
+       pipelined loop per kernel and a `gpu.known_block_size` of whole consumer warpgroups; with
+       multicast roles, trip counts equal in every CTA of the cluster (fuser-verify-pipelines
+       checks they come from cluster-uniform values) and descriptors whose box is 1/C of the
+       role's smem tiles (dim 0).
   out: the loops rewritten with tma_load / mbarrier ops; every op this pass creates for the
        protocol carries `fuser.pipeline = "<its role>"`; no barrier, fence or bulk wait.
 """
@@ -60,7 +74,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, scf
 
 from ..dialects import nvasync
-from .smem_model import block_dims, elect_op, kernels, memref_bytes
+from .smem_model import block_dims, cluster_size, elect_op, kernels, memref_bytes
 from .unroll_loops import clone_with
 
 PIPELINE_ATTR = "nvasync.pipeline"
@@ -103,6 +117,8 @@ class Options:
     mode: str
     producer_regs: int | None = None     # setmaxnreg budgets (warp_specialized; both or neither)
     consumer_regs: int | None = None
+    cluster: int = 1                     # CTAs per cluster sharing the multicast roles' tiles
+    multicast: tuple = ()                # roles whose loads are multicast over the cluster
 
     @staticmethod
     def of(loop) -> "Options":
@@ -122,7 +138,7 @@ class Options:
             raise PipelineError(loop, f"prefetch must be an integer in [1, stages = {stages}], got {prefetch!r}")
         if mode not in MODES:
             raise PipelineError(loop, f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        unknown = set(fields) - {"stages", "prefetch", "mode", "producer_regs", "consumer_regs"}
+        unknown = set(fields) - {"stages", "prefetch", "mode", "producer_regs", "consumer_regs", "cluster", "multicast"}
         if unknown:
             raise PipelineError(loop, f"unknown pipeline option(s) {', '.join(sorted(unknown))}")
         regs = (fields.get("producer_regs"), fields.get("consumer_regs"))
@@ -133,7 +149,18 @@ class Options:
                 raise PipelineError(loop, f"register budgets are multiples of 8 in [24, 256], got {r!r}")
         if regs[0] is not None and mode != "warp_specialized":
             raise PipelineError(loop, "register budgets need mode 'warp_specialized'")
-        return Options(stages, prefetch, mode, *regs)
+        cluster = fields.get("cluster", 1)
+        multicast = fields.get("multicast", "")
+        if not isinstance(cluster, int) or not 1 <= cluster <= 16 or not isinstance(multicast, str):
+            raise PipelineError(loop, f"cluster must be an integer in [1, 16] and multicast a string of role names, "
+                                      f"got {cluster!r} and {multicast!r}")
+        roles = tuple(r for r in multicast.split(",") if r)
+        if bool(roles) != (cluster > 1):
+            raise PipelineError(loop, "multicast roles need cluster > 1, and a cluster needs multicast roles")
+        if roles and mode != "warp_specialized":
+            raise PipelineError(loop, "multicast needs mode 'warp_specialized' (its stages are released through "
+                                      "empty barriers)")
+        return Options(stages, prefetch, mode, *regs, cluster, roles)
 
 
 def _index(v: int):
@@ -329,7 +356,11 @@ class _Pipeline:
         for load in loads:
             view = load.operation.opview
             coords = [mapping.get(c, c) for c in view.coords]
-            nvasync.TmaLoadOp(mapping.get(view.desc, view.desc), copies[view.dst][stage], full, _index(stage), coords)
+            operands = (mapping.get(view.desc, view.desc), copies[view.dst][stage], full, _index(stage), coords)
+            if view.role in self.options.multicast:
+                nvasync.TmaLoadMulticastOp(*operands, ctas=self.options.cluster)
+            else:
+                nvasync.TmaLoadOp(*operands)
 
     # --- the global iteration count ------------------------------------------------------------------
     def thread_counter(self):
@@ -437,10 +468,13 @@ class _Pipeline:
         self.func.attributes["gpu.known_block_size"] = ir.DenseI32ArrayAttr.get([consumers + 128, 1, 1])
         first_producer = consumers // 32
         pairs = {role: (arrays[2 * k], arrays[2 * k + 1]) for k, role in enumerate(roles)}
+        multicast = self.multicast_roles(roles)
         counts = {}
         for role, (full, empty) in pairs.items():
             counts[(f"full[{role}]", full)] = (1, "1 arrival: the role's elected lane")
-            counts[(f"empty[{role}]", empty)] = (consumers // 32, f"{consumers // 32} arrivals: one per consumer warp")
+            ctas = opts.cluster if role in multicast else 1
+            who = f"one per consumer warp of each of the cluster's {ctas} CTAs" if ctas > 1 else "one per consumer warp"
+            counts[(f"empty[{role}]", empty)] = (ctas * consumers // 32, f"{ctas * consumers // 32} arrivals: {who}")
         self.init_barriers(issuer, unit, counts)
         keep = self.producer_needs(unit)
         with ir.InsertionPoint(unit), self.loop.location:
@@ -460,6 +494,10 @@ class _Pipeline:
                 if opts.consumer_regs is not None:
                     nvasync.SetmaxnregOp(regs=opts.consumer_regs, action="inc")
                 elected = nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected
+                i32 = ir.IntegerType.get_signless(32)
+                rank = nvasync.ClusterRankOp(i32).rank if multicast else None
+                peers = [arith.remui(arith.addi(rank, arith.constant(i32, d)), arith.constant(i32, opts.cluster))
+                         for d in range(1, opts.cluster)] if multicast else []
         # The consumers run the loop nest and the rest of the kernel.
         kernel_block = self.func.regions[0].blocks[0]
         rest = list(kernel_block.operations)
@@ -477,11 +515,26 @@ class _Pipeline:
             with _then(elected):
                 for role, (_, empty) in pairs.items():
                     _mark(nvasync.MbarrierArriveOp(empty, _index(s)), f"empty[{role}]: arrive (consumer warp)")
+                    for peer in peers if role in multicast else []:
+                        _mark(nvasync.MbarrierArriveClusterOp(empty, _index(s), peer),
+                              f"empty[{role}]: arrive on a peer CTA's (consumer warp)")
             return out
 
         with ir.InsertionPoint(self.loop), self.loop.location:
             self.replace_loop(self.rounds(g0, list(self.loop.opview.initArgs), stage))
         return consumer_role.operation
+
+    def multicast_roles(self, roles) -> set:
+        """The roles whose loads are multicast, checked against the loop's roles and the kernel's
+        cluster size."""
+        opts = self.options
+        unknown = [r for r in opts.multicast if r not in roles]
+        if unknown:
+            raise PipelineError(self.loop, f"multicast role(s) {', '.join(unknown)} load nothing in this loop")
+        if opts.multicast and opts.cluster != cluster_size(self.func):
+            raise PipelineError(self.loop, f"the pipeline multicasts over {opts.cluster} CTAs, but the kernel "
+                                           f"launches in clusters of {cluster_size(self.func)} (nvvm.cluster_dim)")
+        return set(opts.multicast)
 
     def producer_needs(self, unit) -> set:
         """The ops inside the loop nest (outside the pipelined loop) a producer's copy of the

@@ -19,6 +19,14 @@ that is not elected (classes whose protocol traces are identical merge into one 
 all their threads), so "the issuer", each role's warps and "every other thread" are executed.  CTA barriers (`sync_threads`, `named_barrier`) are rendezvous
 of the classes they cover, `warp_sync` one of the classes sharing a warp.  Schedules: round robin, and for each class one where it always runs
 first and one where it always runs last, which is where lagging waiters and early uses show.
+A kernel launched in clusters of C CTAs (`nvvm.cluster_dim`) runs C copies of every class, one
+per CTA rank (`cluster_rank` evaluates to it), each with its own mbarriers: a remote arrival
+(`mbarrier_arrive_cluster`) lands on the word of the CTA it names, a multicast load
+(`tma_load_multicast`) delivers its bytes to the word of every CTA, and `cluster_sync` is a
+rendezvous of every class of every CTA.  A remote use of a CTA whose threads have all finished is
+an error (the CTA has exited).  Trip parameters are bound alike in every CTA of a cluster, which
+holds only for values the same in all of them: the protocol may depend on `gpu.cluster_id` but
+not on `gpu.block_id`, which is reported.
 
 The protocol's control flow may depend only on constants, loop indices, integers carried by
 loops, the thread's identity (`thread_id`, `elect_one`) and uniform values (kernel arguments,
@@ -41,11 +49,14 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from .smem_model import block_dims, kernels, memref_bytes
+from .smem_model import block_dims, cluster_size, kernels, memref_bytes
 
 PROTOCOL_OPS = ("nvasync.mbarrier_init", "nvasync.mbarrier_arrive", "nvasync.mbarrier_arrive_expect_tx",
                 "nvasync.mbarrier_try_wait_parity", "nvasync.mbarrier_inval", "nvasync.tma_load",
-                "nvasync.sync_threads", "nvasync.named_barrier", "nvasync.warp_sync")
+                "nvasync.mbarrier_arrive_cluster", "nvasync.tma_load_multicast",
+                "nvasync.sync_threads", "nvasync.named_barrier", "nvasync.warp_sync", "nvasync.cluster_sync")
+MBARRIER_PROTOCOL = 8   # PROTOCOL_OPS[:8] touch mbarriers
+CLUSTER = -2            # the barrier "id" of a cluster_sync event
 WARP_SYNC = -1          # the barrier "id" of a warp_sync event
 MAX_EXPLORED_PARAMETERS = 3
 NESTED_TRIPS = 3        # with two trip parameters, all but one stay within 0..3 (the traces grow as their product)
@@ -104,18 +115,22 @@ class ThreadClass:
     threads: int            # how many threads of the CTA this class stands for
     name: str
     warps: frozenset = frozenset()   # the warps its threads belong to
+    cta: int = 0            # its CTA's rank in the cluster
 
 
 def _thread_classes(func) -> tuple[ThreadClass, ...]:
     """Per warp of the block: its elected lane and its other lanes (warp roles and elect_one
     make these the only distinctions the protocol can draw)."""
     block = (block_dims(func) or (32,))[0]
+    ctas = cluster_size(func)
     classes = []
-    for warp in range(max(1, block // 32)):
-        warps = frozenset([warp])
-        classes.append(ThreadClass(warp * 32, True, 1, f"elected lane of warp {warp}", warps))
-        classes.append(ThreadClass(warp * 32 + 1, False, min(31, block - warp * 32 - 1),
-                                   f"other lanes of warp {warp}", warps))
+    for cta in range(ctas):
+        where = f" of CTA {cta}" if ctas > 1 else ""
+        for warp in range(max(1, block // 32)):
+            warps = frozenset([warp])
+            classes.append(ThreadClass(warp * 32, True, 1, f"elected lane of warp {warp}{where}", warps, cta))
+            classes.append(ThreadClass(warp * 32 + 1, False, min(31, block - warp * 32 - 1),
+                                       f"other lanes of warp {warp}{where}", warps, cta))
     return tuple(c for c in classes if c.threads > 0)
 
 
@@ -123,14 +138,14 @@ def _merged(traces: dict) -> dict:
     """Classes with the same protocol trace behave alike: one class standing for all their threads."""
     groups: dict = {}
     for cls, events in traces.items():
-        key = tuple((e.kind, e.op, e.barrier, e.value) for e in events)
+        key = (cls.cta, tuple((e.kind, e.op, e.barrier, e.value, e.ctas) for e in events))
         groups.setdefault(key, []).append(cls)
     merged = {}
     for members in groups.values():
         first = members[0]
         name = first.name if len(members) == 1 else f"{first.name} (+{len(members) - 1} alike)"
         merged[ThreadClass(first.tid, first.elected, sum(c.threads for c in members), name,
-                           frozenset().union(*(c.warps for c in members)))] = traces[first]
+                           frozenset().union(*(c.warps for c in members)), first.cta)] = traces[first]
     return merged
 
 
@@ -190,7 +205,7 @@ def _contains_protocol(op, mbarriers_only=False) -> bool:
     """Memoized per run, keyed by the op itself (verify_function clears it)."""
     key = (op, mbarriers_only)
     if key not in _contains:
-        names = PROTOCOL_OPS[:6] if mbarriers_only else PROTOCOL_OPS
+        names = PROTOCOL_OPS[:MBARRIER_PROTOCOL] if mbarriers_only else PROTOCOL_OPS
         found = []
         op.walk(lambda o: found.append(o) or ir.WalkResult.INTERRUPT if o.name in names else ir.WalkResult.ADVANCE)
         _contains[key] = bool(found)
@@ -218,6 +233,7 @@ class Event:
     op: object
     barrier: int = 0   # byte address of the mbarrier (or the barrier id for `barrier`)
     value: int = 0     # init: count; arrive: tx bytes; load: bytes; wait: parity; barrier: threads
+    ctas: tuple = ()   # the CTAs whose mbarrier word it reaches (): the thread's own
 
 
 _ARITH = {
@@ -239,6 +255,7 @@ _UNIFORM_SOURCES = ("gpu.block_id", "gpu.grid_dim", "gpu.block_dim", "gpu.cluste
 class _Interpreter:
     def __init__(self, func, thread: ThreadClass, bindings: dict):
         self.func, self.thread, self.bindings = func, thread, bindings
+        self.ctas = cluster_size(func)
         self.ivs: dict = {}
         self.events: list[Event] = []
         self.free: list = []
@@ -274,6 +291,11 @@ class _Interpreter:
             return self.thread.tid
         if name == "nvasync.elect_one":
             return int(self.thread.elected)
+        if name == "nvasync.cluster_rank":
+            return self.thread.cta
+        if name == "gpu.block_id" and self.ctas > 1:
+            raise ProtocolError(op, "the mbarrier protocol of a cluster kernel depends on gpu.block_id, which "
+                                    "differs between the CTAs of a cluster: derive it from gpu.cluster_id")
         if name in _UNIFORM_SOURCES:
             raise Undecidable()
         args = [self.eval(v) for v in op.operands]
@@ -378,6 +400,9 @@ class _Interpreter:
         if name == "nvasync.warp_sync":
             self.events.append(Event("barrier", op, WARP_SYNC, 0))
             return
+        if name == "nvasync.cluster_sync":
+            self.events.append(Event("barrier", op, CLUSTER, 0))
+            return
         view = op.opview
         start = view.barriers.owner.attributes["offset"].value if not isinstance(view.barriers, ir.BlockArgument) \
             and view.barriers.owner.name == "nvasync.smem_buffer" else None
@@ -388,6 +413,11 @@ class _Interpreter:
             self.events.append(Event("init", op, address, view.count))
         elif name == "nvasync.mbarrier_arrive":
             self.events.append(Event("arrive", op, address, 0))
+        elif name == "nvasync.mbarrier_arrive_cluster":
+            cta = self.decide(view.cta)
+            if not 0 <= cta < self.ctas:
+                raise ProtocolError(op, f"remote arrive on CTA {cta} of a cluster of {self.ctas}")
+            self.events.append(Event("arrive", op, address, 0, (cta,)))
         elif name == "nvasync.mbarrier_arrive_expect_tx":
             self.events.append(Event("arrive", op, address, view.bytes))
         elif name == "nvasync.mbarrier_try_wait_parity":
@@ -396,6 +426,13 @@ class _Interpreter:
             self.events.append(Event("inval", op, address, 0))
         elif name == "nvasync.tma_load":
             self.events.append(Event("load", op, address, memref_bytes(view.dst.type)))
+        elif name == "nvasync.tma_load_multicast":
+            if view.ctas != self.ctas:
+                raise ProtocolError(op, f"a multicast over {view.ctas} CTAs in a cluster of {self.ctas}")
+            # Every CTA's dst fills (each CTA's slice reaches all): dst's bytes on every CTA's word,
+            # 1/ctas of them from this thread's slice.
+            self.events.append(Event("load", op, address, memref_bytes(view.dst.type) // view.ctas,
+                                     tuple(range(view.ctas))))
 
 
 # --- the abstract machine ------------------------------------------------------------------------
@@ -439,8 +476,8 @@ class _Machine:
         if order is not None:
             self.threads.sort(key=lambda t: order.index(t.cls))
         self.label = label
-        self.barriers: dict[int, Barrier] = {}
-        self.at_cta_barrier: dict[int, list] = {}      # barrier id -> threads held there
+        self.barriers: dict[tuple, Barrier] = {}      # (CTA, byte address) -> its state
+        self.at_cta_barrier: dict = {}                 # (barrier id, members) -> threads held there
 
     def fail(self, op, thread, message):
         raise ProtocolError(op, f"{message} ({self.label}, {thread.cls.name}, schedule: {self.order_name})")
@@ -456,19 +493,27 @@ class _Machine:
             self.step(thread)
         self.at_exit()
 
+    @staticmethod
+    def words(thread, event) -> list[tuple]:
+        """The mbarrier words (CTA, address) the event reaches."""
+        return [(cta, event.barrier) for cta in (event.ctas or (thread.cls.cta,))]
+
     def can_step(self, thread) -> bool:
         if thread.held:
             return False
         event = thread.events[thread.pc]
         if event.kind == "wait":
-            state = self.barriers.get(event.barrier)
+            state = self.barriers.get(self.words(thread, event)[0])
             return state is None or not state.valid or (state.completed & 1) != event.value
         return True
 
     def members(self, event, cls) -> set:
-        """The classes a barrier waits for: all (bar.sync 0), those of the named barrier's warp
-        role, or those sharing a warp with `cls` (warp_sync)."""
-        classes = {t.cls for t in self.threads}
+        """The classes a barrier waits for: every class of the cluster (cluster_sync), all of the
+        CTA's (bar.sync 0), those of the named barrier's warp role, or those sharing a warp with
+        `cls` (warp_sync)."""
+        if event.barrier == CLUSTER:
+            return {t.cls for t in self.threads}
+        classes = {t.cls for t in self.threads if t.cls.cta == cls.cta}
         if event.barrier == WARP_SYNC:     # classes chained by shared warps (merged classes span several)
             members, warps = {cls}, set(cls.warps)
             while True:
@@ -485,13 +530,17 @@ class _Machine:
         first, count = role.attributes["first_warp"].value, role.attributes["num_warps"].value
         return {c for c in classes if first <= c.tid // 32 < first + count}
 
-    def state_of(self, thread, event) -> Barrier:
-        state = self.barriers.get(event.barrier)
+    def state_of(self, thread, event, word) -> Barrier:
+        cta, address = word
+        where = f"the mbarrier at byte {address}" + (f" of CTA {cta}" if event.ctas else "")
+        if cta != thread.cls.cta and all(t.done for t in self.threads if t.cls.cta == cta):
+            self.fail(event.op, thread, f"{where} is reached after CTA {cta} exited")
+        state = self.barriers.get(word)
         if state is None:
-            self.fail(event.op, thread, f"mbarrier at byte {event.barrier} used before it is initialised")
+            self.fail(event.op, thread, f"{where} used before it is initialised")
         if not state.valid:
             what = "invalidated twice" if event.kind == "inval" else "used after mbarrier.inval"
-            self.fail(event.op, thread, f"mbarrier at byte {event.barrier} {what}")
+            self.fail(event.op, thread, f"{where} {what}")
         return state
 
     def step(self, thread) -> None:
@@ -511,47 +560,50 @@ class _Machine:
             return
         thread.pc += 1
         if kind == "init":
-            state = self.barriers.get(event.barrier)
+            word = self.words(thread, event)[0]
+            state = self.barriers.get(word)
             if state is not None and state.valid:
                 self.fail(event.op, thread, f"mbarrier at byte {event.barrier} initialised twice")
-            self.barriers[event.barrier] = Barrier(event.value, event.value)
+            self.barriers[word] = Barrier(event.value, event.value)
             return
-        state = self.state_of(thread, event)
-        if kind == "arrive":
-            state.pending -= thread.cls.threads
-            state.announced += event.value
-            state.carries_data |= event.value > 0
-            state.open_op = event.op
-            if state.pending < 0:
-                self.fail(event.op, thread, f"more arrivals than the init count {state.count} in phase "
-                                            f"{state.completed} of the mbarrier at byte {event.barrier}")
-            self.complete(state)
-        elif kind == "load":
-            state.delivered += event.value
-            state.carries_data = True
-            state.open_op = event.op
-            self.complete(state)
-        elif kind == "wait":
-            self.observe(thread, event, state)
-        elif kind == "inval":
-            users = [t for t in self.threads if t is not thread and
-                     any(e.barrier == event.barrier and e.kind not in ("barrier", "inval") for e in t.events[t.pc:])]
-            if users:
-                self.fail(event.op, thread, f"mbarrier at byte {event.barrier} invalidated while "
-                                            f"{users[0].cls.name} may still use it")
-            state.valid = False
+        for word in self.words(thread, event):
+            state = self.state_of(thread, event, word)
+            if kind == "arrive":
+                state.pending -= thread.cls.threads
+                state.announced += event.value
+                state.carries_data |= event.value > 0
+                state.open_op = event.op
+                if state.pending < 0:
+                    self.fail(event.op, thread, f"more arrivals than the init count {state.count} in phase "
+                                                f"{state.completed} of the mbarrier at byte {word[1]}"
+                                                + (f" of CTA {word[0]}" if event.ctas else ""))
+                self.complete(state)
+            elif kind == "load":
+                state.delivered += event.value
+                state.carries_data = True
+                state.open_op = event.op
+                self.complete(state)
+            elif kind == "wait":
+                self.observe(thread, event, state, word)
+            elif kind == "inval":
+                users = [t for t in self.threads if t is not thread and
+                         any(word in self.words(t, e) and e.kind not in ("barrier", "inval") for e in t.events[t.pc:])]
+                if users:
+                    self.fail(event.op, thread, f"mbarrier at byte {event.barrier} invalidated while "
+                                                f"{users[0].cls.name} may still use it")
+                state.valid = False
 
-    def observe(self, thread, event, state: Barrier) -> None:
+    def observe(self, thread, event, state: Barrier, word) -> None:
         """The wait passed: parity P passes once the phase count's parity differs from P, so it
         observes phase completed - 1 (phase -1: a fresh barrier, the first wait of a producer)."""
         phase = state.completed - 1
-        last = thread.observed.get(event.barrier)
+        last = thread.observed.get(word)
         allowed = (-1, 0) if last is None else (last + 1,)
         if phase not in allowed:
             self.fail(event.op, thread, f"wait with parity {event.value} observes phase {phase} of the mbarrier "
                                         f"at byte {event.barrier}, expected phase {allowed[-1]}: the waiter "
                                         "skipped or re-observed a phase (parity aliasing)")
-        thread.observed[event.barrier] = phase
+        thread.observed[word] = phase
 
     @staticmethod
     def complete(state: Barrier) -> None:
@@ -564,7 +616,7 @@ class _Machine:
         thread = next((t for t in blocked if not t.held), blocked[0])
         event = thread.events[thread.pc]
         if event.kind == "wait":
-            state = self.barriers[event.barrier]
+            state = self.barriers[self.words(thread, event)[0]]
             if state.pending == 0:
                 detail = (f"; every arrival is in, but expect-tx announces {state.announced} bytes and "
                           f"the loads deliver {state.delivered}")
@@ -572,12 +624,13 @@ class _Machine:
                 detail = f"; {state.count - state.pending} of {state.count} arrivals"
             what = f"waits for parity {event.value} of the mbarrier at byte {event.barrier}{detail}"
         else:
-            what = f"waits at CTA barrier {event.barrier}, which other threads never reach"
+            what = f"waits at {'a cluster' if event.barrier == CLUSTER else 'CTA'} barrier {event.barrier}, " \
+                   "which other threads never reach"
         others = ", ".join(t.cls.name for t in blocked if t is not thread) or "no other thread"
         self.fail(event.op, thread, f"deadlock: {thread.cls.name} {what}; also unfinished: {others}")
 
     def at_exit(self) -> None:
-        for address, state in self.barriers.items():
+        for (cta, address), state in self.barriers.items():
             if state.pending != state.count:
                 self.fail(state.open_op, self.threads[0],
                           f"phase {state.completed} of the mbarrier at byte {address} is left open at exit: "
@@ -587,14 +640,14 @@ class _Machine:
                           f"phase {state.completed} of the mbarrier at byte {address}: expect-tx announces "
                           f"{state.announced} bytes, the loads deliver {state.delivered}")
             if state.carries_data and state.completed and \
-                    not any(address in t.observed for t in self.threads):
+                    not any((cta, address) in t.observed for t in self.threads):
                 self.fail(state.open_op or self.threads[0].events[-1].op, self.threads[0],
                           f"TMA loads complete {state.completed} phase(s) of the mbarrier at byte {address}, "
                           "but no thread waits on it")
         for thread in self.threads:
-            for address, last in thread.observed.items():
-                state = self.barriers[address]
+            for word, last in thread.observed.items():
+                state = self.barriers[word]
                 if state.carries_data and last != state.completed - 1:
                     self.fail(thread.events[-1].op, thread,
-                              f"{thread.cls.name} observed phases of the mbarrier at byte {address} up to {last}, "
+                              f"{thread.cls.name} observed phases of the mbarrier at byte {word[1]} up to {last}, "
                               f"but {state.completed} completed: a wait is missing")

@@ -25,7 +25,8 @@ TMA load overwriting it (roles run concurrently): the accessing warp's release (
 before one lane's arrive; after a wgmma, the wait retiring its group), an mbarrier arrive, and
 the loading thread's wait on that mbarrier before the load;
 mbarrier init -> use: `fence.mbarrier_init` and, for other
-threads, a barrier; TMA stores -> kernel exit: a covering `wait_group.read`; a store into a peer
+threads, a barrier -- a cluster barrier where peer CTAs use the word too (a remote arrive, a
+multicast load), as between those uses and the word's inval or the kernel's exit; TMA stores -> kernel exit: a covering `wait_group.read`; a store into a peer
 CTA's shared memory (`store_peer`) <-> any access of that buffer, and -> kernel exit: a cluster
 barrier (`cluster_sync`, every thread of the cluster, in the kernel's top-level block).
 
@@ -48,7 +49,7 @@ from mlir import ir
 
 from fuser_mlir.diagnostics import file_location
 
-from .smem_model import (CLUSTER_BARRIERS, CLUSTER_SYNC, FENCE_SPACES_COVERING_CTA_SMEM, Access, accesses, accumulator_readers,
+from .smem_model import (CLUSTER_BARRIERS, CLUSTER_SYNC, FENCE_SPACES_COVERING_CTA_SMEM, TMA_LOADS, Access, accesses, accumulator_readers,
                          barrier_orders, barrier_problem, block_key, byte_range, group_acquires, is_divergent, linear,
                          op_key, reset_memo, same_thread_mapping, structural_key, threads_of)
 
@@ -256,17 +257,22 @@ def _check_pair(trace, i, j):
             return None
         return f"shared memory stored by a peer CTA (store_peer) and accessed without a cluster barrier: {names}"
     if A.proxy == "mbarrier" or B.proxy == "mbarrier":
+        # A peer CTA's use of the word (remote arrive, multicast complete_tx): only a cluster barrier.
+        remote = A.remote or B.remote
+        ordered = (lambda: _between(trace, i, j, lambda e: e.op.name == CLUSTER_SYNC  # noqa: E731
+                                    and barrier_problem(e.op) is None)) if remote else barrier
+        what = "cluster barrier" if remote else "barrier"      # a peer CTA's use: the cluster's
         if A.proxy == B.proxy == "mbarrier" and op_key(a.op).name == "nvasync.mbarrier_init" \
                 and op_key(b.op).name != "nvasync.mbarrier_init":
             fences = _between(trace, i, j, lambda e: e.op.name == "nvasync.fence_mbarrier_init")
             if not fences:
                 return f"mbarrier init not fenced (fence.mbarrier_init) before its use: {names}"
-            if not barrier():
-                return f"mbarrier init not followed by a barrier before its use: {names}"
+            if not ordered():
+                return f"mbarrier init not followed by a {what} before its use: {names}"
         if A.proxy == B.proxy == "mbarrier" and op_key(b.op).name == "nvasync.mbarrier_inval" \
                 and op_key(a.op).name not in ("nvasync.mbarrier_init", "nvasync.mbarrier_inval") \
-                and not single_thread and not barrier():
-            return f"mbarrier invalidated while other threads may still use it (no barrier): {names}"
+                and (remote or not single_thread) and not ordered():
+            return f"mbarrier invalidated while other threads may still use it (no {what}): {names}"
         return None
     if A.proxy == "generic" and B.proxy == "generic":
         if same_thread_mapping(A, B) or single_thread or barrier():
@@ -360,7 +366,7 @@ def _check_cross_role(trace):
     wait retiring its group), then arrives on an mbarrier; before the load, the loading thread
     waits on that mbarrier (same array and stage).  Phases are fuser-verify-pipelines' concern."""
     problems = []
-    loads = [j for j, e in enumerate(trace) if e.access is not None and op_key(e.op).name == "nvasync.tma_load"]
+    loads = [j for j, e in enumerate(trace) if e.access is not None and op_key(e.op).name in TMA_LOADS]
     for i, a in enumerate(trace):
         if a.access is None or a.access.threads.role is None:
             continue
@@ -425,8 +431,8 @@ def _check_mbarrier_protocol(trace):
         earlier = [x for _, x in words[:n] if x.access.overlaps(e.access)]
         if not any(x.op.name == "nvasync.mbarrier_init" for x in earlier):
             problems.append((e.op, e.op, f"mbarrier used before it is initialised: {_name(e.op)}"))
-        elif e.op.name == "nvasync.tma_load":
-            previous = next((x for x in reversed(earlier) if x.op.name != "nvasync.tma_load"), None)
+        elif e.op.name in TMA_LOADS:
+            previous = next((x for x in reversed(earlier) if x.op.name not in TMA_LOADS), None)
             if previous is None or previous.op.name != "nvasync.mbarrier_arrive_expect_tx":
                 problems.append((e.op, e.op, f"TMA load without an arrive.expect_tx on its mbarrier: {_name(e.op)}"))
     return problems
@@ -561,9 +567,10 @@ def _check_exit(trace):
     before it lands)."""
     problems = []
     for i, a in enumerate(trace):
-        if a.access is not None and a.access.proxy == "cluster" and not any(
+        if a.access is not None and (a.access.proxy == "cluster" or a.access.remote) and not any(
                 e.op.name == CLUSTER_SYNC and barrier_problem(e.op) is None for e in trace[i + 1:]):
-            problems.append((a.op, a.op, "a store into a peer CTA's shared memory may land after the peer exits "
+            what = "a store into" if a.access.proxy == "cluster" else "an mbarrier arrival or multicast load into"
+            problems.append((a.op, a.op, f"{what} a peer CTA's shared memory may land after the peer exits "
                                          f"(no cluster barrier after it): {_name(a.op)}"))
     for i, a in _stores(trace):
         end = Event(a.op, None, (), {}, True)

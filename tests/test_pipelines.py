@@ -14,7 +14,7 @@ from mlir.dialects import arith
 
 from fuser_mlir import DataType, FusionDefinition
 from fuser_mlir.backend.pipeline import PassPipeline
-from fuser_mlir.dialects import new_context
+from fuser_mlir.dialects import new_context, nvasync
 from fuser_mlir.frontend.fusion_ir import fusion_ir
 from fuser_mlir.passes.pipeline_mbarriers import PROTOCOL
 from fuser_mlir.passes.schedule import schedule_attr
@@ -59,6 +59,7 @@ def _delete(op):
 MUTATIONS = {
     "nvasync.mbarrier_init": [("init count + 1", _bump_count)],
     "nvasync.mbarrier_arrive": [("arrive deleted", _delete)],
+    "nvasync.mbarrier_arrive_cluster": [("remote arrive deleted", _delete)],
     "nvasync.warp_sync": [("warp sync deleted", _delete)],
     "nvasync.mbarrier_arrive_expect_tx": [("expect-tx - 16 bytes", _fewer_bytes), ("arrive deleted", _delete)],
     "nvasync.mbarrier_try_wait_parity": [("parity flipped", _flip_parity), ("wait deleted", _delete)],
@@ -173,3 +174,54 @@ def test_two_loads_on_one_stage_without_a_wait_between_is_caught():
         module = ir.Module.parse(text)
         problems = " ".join(_problems(module))
     assert "phase" in problems, problems
+
+
+MULTICAST = LIT_PIPELINES / "multicast_cluster.mlir"
+
+
+def _derived(passes=("fuser-pipeline-mbarriers", "fuser-insert-syncs")):
+    module = ir.Module.parse(MULTICAST.read_text())
+    PassPipeline(list(passes)).run(module)
+    return module
+
+
+def _cta_barrier_instead_of_cluster_barrier(k: int) -> str:
+    """The problems once the k-th derived cluster barrier is a CTA barrier (bar.sync 0): the CTA's
+    own threads stay ordered, its peer's are not."""
+    module = _derived()
+    assert _problems(module) == []
+    sync = _walk(module, lambda op: op.name == "nvasync.cluster_sync")[k]
+    with ir.InsertionPoint(sync), sync.location:
+        nvasync.SyncThreadsOp()
+    sync.erase()
+    return " ".join(_problems(module))
+
+
+def test_a_peer_arriving_before_the_cluster_barrier_after_init_is_caught():
+    with new_context(), ir.Location.unknown():
+        problems = _cta_barrier_instead_of_cluster_barrier(0)
+    assert "of CTA 1 used before it is initialised" in problems or \
+        "of CTA 0 used before it is initialised" in problems, problems
+
+
+def test_a_peer_arriving_after_a_cta_invalidated_or_exited_is_caught():
+    """The checker runs both CTAs: without the cluster barrier before the invalidation (and exit),
+    a CTA may be done while its peer's consumers still arrive on its empty barriers."""
+    with new_context(), ir.Location.unknown():
+        problems = _cta_barrier_instead_of_cluster_barrier(-1)
+    assert "invalidated while" in problems and "of CTA 1 may still use it" in problems \
+        or "exited" in problems, problems
+
+
+def test_a_cluster_kernel_whose_trip_count_comes_from_block_id_is_rejected():
+    """Both CTAs of a cluster must run the same trip counts; the checker binds a trip parameter
+    alike in both, which holds for gpu.cluster_id but not gpu.block_id."""
+    text = MULTICAST.read_text().replace(
+        "    scf.for %t = %c0 to %tiles step %c1 {",
+        "    %blk = gpu.block_id x\n    %mine = arith.subi %tiles, %blk : index\n"
+        "    scf.for %t = %c0 to %mine step %c1 {")
+    with new_context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        PassPipeline(["fuser-pipeline-mbarriers", "fuser-insert-syncs"]).run(module)
+        problems = " ".join(_problems(module))
+    assert "gpu.block_id" in problems and "gpu.cluster_id" in problems, problems

@@ -11,7 +11,7 @@ import pytest
 from mlir import ir
 
 from fuser_mlir import DataType, FusionDefinition
-from fuser_mlir.dialects import new_context
+from fuser_mlir.dialects import new_context, nvasync
 from fuser_mlir.passes.verify_syncs import verify_function
 from fuser_mlir.backend.pipeline import SYNC_PASSES, PassPipeline
 from fuser_mlir.frontend.fusion_ir import fusion_ir
@@ -167,3 +167,26 @@ def test_split_k_protocols_verify_and_every_sync_is_needed():
     # per kernel at least: the acquire's barrier, the smem fence and barrier before the TMA op, its
     # commit and the wait before the release
     assert check_oracle(text) >= 3 * 5
+
+
+LIT_MULTICAST = LIT_SYNCS.parent / "pipeline" / "multicast_cluster.mlir"
+
+
+def test_multicast_pipeline_cluster_barriers_are_derived_and_each_is_needed():
+    """A remote use of an mbarrier (a peer's arrive, a multicast load's complete_tx) needs a cluster
+    barrier after the init and before the invalidation; a CTA barrier in its place is caught."""
+    with new_context(), ir.Location.unknown():
+        module = ir.Module.parse(LIT_MULTICAST.read_text())
+        PassPipeline(["fuser-pipeline-mbarriers"]).run(module)
+        text = str(module)
+    assert check_oracle(text) >= 3
+    with new_context(), ir.Location.unknown():
+        for k, expected in ((0, "not followed by a cluster barrier"), (1, "no cluster barrier")):
+            module = ir.Module.parse(text)
+            PassPipeline(INSERTION).run(module)
+            sync = [op for op in _derived(module) if op.name == "nvasync.cluster_sync"][k]
+            with ir.InsertionPoint(sync), sync.location:
+                nvasync.SyncThreadsOp()
+            sync.erase()
+            problems = " ".join(m for _, _, m in _problems(module))
+            assert expected in problems, problems

@@ -254,3 +254,41 @@ gpu.module @kernels {
   }
 }
 }
+
+// -----
+
+// multicast roles without a cluster
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %buf = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    // expected-error @below {{multicast roles need cluster > 1, and a cluster needs multicast roles}}
+    scf.for %i = %c0 to %n step %c1 {
+      "nvasync.pipeline_load"(%d, %buf, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+    } {nvasync.pipeline = {stages = 2 : i64, mode = "warp_specialized", multicast = "a"}}
+    gpu.return
+  }
+}
+}
+
+// -----
+
+// a multicast over more CTAs than the kernel's clusters hold
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>, nvvm.cluster_dim = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %buf = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    // expected-error @below {{the pipeline multicasts over 4 CTAs, but the kernel launches in clusters of 2 (nvvm.cluster_dim)}}
+    scf.for %i = %c0 to %n step %c1 {
+      "nvasync.pipeline_load"(%d, %buf, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+    } {nvasync.pipeline = {stages = 2 : i64, mode = "warp_specialized", cluster = 4 : i64, multicast = "a"}}
+    gpu.return
+  }
+}
+}
