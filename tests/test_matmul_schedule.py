@@ -280,3 +280,36 @@ def test_split_k_kernel_assembles_with_its_protocol(private_cache):
     assert compiled.artifact.cubin, "ptxas produced no cubin"
     assert [p.get("scratch") for p in compiled.artifact.meta["params"] if "scratch" in p] == \
         ["workspace", "workspace", "flags"]
+
+
+def test_cluster_override_and_its_checks():
+    sig = input_signature(plain_linear(), meta((300, 4096), (512, 4096)))
+    _, params = choose(sig, {"scheduler": "matmul", "cluster_m": 2})
+    assert params.cluster_m == 2 and params.split_k == 1, "a cluster's tiles are unsplit"
+    _, default = choose(sig, None)
+    assert default.cluster_m == 1
+    with pytest.raises(FusionError, match="cluster_m > 1 needs split_k 1"):
+        choose(sig, {"scheduler": "matmul", "cluster_m": 2, "split_k": 2})
+    with pytest.raises(FusionError, match=r"cluster_m one of \(1, 2\)"):
+        choose(sig, {"scheduler": "matmul", "cluster_m": 4})
+
+
+@pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
+@pytest.mark.parametrize("op, b_shape, b_box", [("linear", (768, 512), [96, 64]), ("matmul", (512, 768), [32, 64])])
+def test_cluster_kernel_multicasts_b_over_two_ctas(private_cache, op, b_shape, b_box):
+    """cluster_m 2: launched in clusters of 2 (.reqnctapercluster), units from %clusterid; B's box
+    is half the tile (rows of [N, K], K rows of [K, N]), loaded by multicast; the consumers release
+    B's stages in both CTAs; cluster barriers after the inits and before the invalidation."""
+    with FusionDefinition() as fd:
+        a, b = fd.define_tensor([-1, -1], BF16), fd.define_tensor([-1, -1], BF16)
+        fd.add_output(getattr(fd.ops, op)(a, b))
+    compiled = fd.compile(meta((300, 512), b_shape), schedule={"scheduler": "matmul", "cluster_m": 2, "block_n": 192})
+    meta_ = compiled.artifact.meta
+    assert meta_["cluster"] == 2 and meta_["params"][1]["box"] == b_box
+    ir_text = compiled.kernel_ir
+    assert ir_text.count('"nvasync.cluster_sync"') == 2 and '"nvasync.sync_threads"' not in ir_text
+    assert '"nvasync.tma_load_multicast"' in ir_text and '"nvasync.mbarrier_arrive_cluster"' in ir_text
+    for line in (".reqnctapercluster 2, 1, 1", "%clusterid.x", "%cluster_ctarank", ".multicast::cluster",
+                 "mbarrier.arrive.shared::cluster.b64"):
+        assert line in compiled.ptx, line
+    assert compiled.artifact.cubin, "ptxas produced no cubin"

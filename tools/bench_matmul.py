@@ -11,6 +11,8 @@ M in {1024, 4096, 8192} x (N, K) in {(10240, 8192), (28672, 8192), (8192, 28672)
 with b given [K, N] (`fd.ops.matmul(a, b)` vs `a @ b`, wgmma's transposed B) at KN_SHAPES.
 `--variants` also times the plain GEMM with each tile width forced (schedule={"block_n": ...}):
 the measurements behind the heuristic's TILE_COST (fuser_mlir/schedulers/matmul.py).
+`--clusters` also times every row in 2-CTA clusters sharing B by multicast (schedule={"cluster_m":
+2}, the heuristic deciding the rest) and without them ({"cluster_m": 1}).
 Skinny GEMMs (`--skinny`: M in {16, 64, 128} x (N, K) in {(2112, 7168), (1024, 16384), (2048, 32768),
 (7168, 16384)}, weights that fit in L2, so each call is timed alone after its own flush,
 timing.cold_device_ms, for every system): cuBLAS, our heuristic's schedule, split-K in each mode at
@@ -90,6 +92,9 @@ def variant(block_n):
     return {"scheduler": "matmul", "block_n": block_n}
 
 
+CLUSTER_VARIANTS = {f"cluster_m={c}": {"scheduler": "matmul", "cluster_m": c} for c in (1, 2)}
+
+
 def skinny_variants(fd, m, n, k):
     """{system: schedule} of the skinny table: the heuristic's, split-K in each mode at its split
     count (or 8 where it does not split), no split-K, and 128-row tiles (the cost model's choice of
@@ -137,6 +142,7 @@ def main():
     parser = bench_arguments(__doc__)
     parser.add_argument("--variants", action="store_true", help="also time each tile width of the plain GEMM")
     parser.add_argument("--skinny", action="store_true", help="only the skinny (split-K) table")
+    parser.add_argument("--clusters", action="store_true", help="also time every row with cluster_m 1 and 2")
     parser.add_argument("--fusions", help=f"only these rows, comma-separated, of: {', '.join(FUSIONS)} "
                                           "(no skinny table)")
     args = parser.parse_args()
@@ -153,7 +159,8 @@ def main():
         if args.skinny:
             return
         for name, (m, n, k) in rows:
-            fds[name].compile(inputs(name, m, n, k, "meta"))
+            for s in [None] + (list(CLUSTER_VARIANTS.values()) if args.clusters else []):
+                fds[name].compile(inputs(name, m, n, k, "meta"), schedule=s)
             print("built", name, m, n, k, flush=True)
         for block_n in BLOCK_NS:
             fds["plain"].compile(inputs("plain", *PLAIN_SHAPES[0], "meta"), schedule=variant(block_n))
@@ -182,6 +189,8 @@ def main():
         else:
             compiled = torch.compile(eager)
             timed["torch_compile"] = lambda: compiled(*xs)
+        if args.clusters:
+            timed.update({system: lambda s=s: fd.execute(xs, schedule=s) for system, s in CLUSTER_VARIANTS.items()})
         # Two rounds over the systems, the second one kept: no system is timed first on a cold
         # clock (the first round measured up to 25% low on the smaller shapes).
         for _ in range(2):

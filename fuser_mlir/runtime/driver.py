@@ -75,6 +75,9 @@ class _LibCuda:
         self.launch_kernel.restype = ctypes.c_int
         self.launch_kernel_ex = lib.cuLaunchKernelEx
         self.launch_kernel_ex.restype = ctypes.c_int
+        self.max_active_clusters = lib.cuOccupancyMaxActiveClusters
+        self.max_active_clusters.argtypes = [ctypes.POINTER(ctypes.c_int), vp, vp]
+        self.max_active_clusters.restype = ctypes.c_int
 
 
 _libcuda: _LibCuda | None = None
@@ -170,7 +173,7 @@ def require_hopper(tensors, names) -> int:
 @dataclass(frozen=True)
 class LoadedKernel:
     function: int          # CUfunction handle
-    resident_ctas: int     # SMs x CTAs per SM: the persistent grid's upper bound
+    resident_ctas: int     # CTAs resident at once (whole clusters): the persistent grid's upper bound
 
 
 _loaded: dict[tuple[str, int], LoadedKernel] = {}
@@ -209,7 +212,19 @@ def load(artifact, device: int) -> LoadedKernel:
         if per_sm < 1:
             raise FusionError(f"kernel {meta['entry']} cannot be resident on this GPU "
                               f"({smem} B smem, {meta['block'][0]} threads)")
-    _loaded[(artifact.key, device)] = LoadedKernel(int(func), sms * per_sm)
+        resident = sms * per_sm
+        cluster = meta.get("cluster", 1)
+        if cluster > 1:
+            # Clusters sit inside one GPC: fewer CTAs may be resident than SMs allow one by one.
+            config = _LaunchConfig((cluster, 1, 1), tuple(meta["block"]), smem, None, None, 0)
+            clusters = ctypes.c_int(0)
+            checked(libcuda().max_active_clusters(ctypes.byref(clusters), ctypes.c_void_p(int(func)),
+                                                  ctypes.byref(config)), "cuOccupancyMaxActiveClusters")
+            if clusters.value < 1:
+                raise FusionError(f"kernel {meta['entry']} cannot be resident on this GPU in clusters of {cluster} "
+                                  f"({smem} B smem, {meta['block'][0]} threads)")
+            resident = clusters.value * cluster
+    _loaded[(artifact.key, device)] = LoadedKernel(int(func), resident)
     return _loaded[(artifact.key, device)]
 
 

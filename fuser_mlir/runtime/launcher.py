@@ -103,7 +103,9 @@ class Launcher:
         kernel = driver.load(artifact, device)
         self.function = kernel.function
         # meta "grid": "persistent" (CTAs stride over the tiles) or "per_tile" (one CTA each).
-        self.grid = max(1, min(self.tiles, kernel.resident_ctas)) if meta["grid"] == "persistent" else self.tiles
+        # A cluster kernel's tiles and resident CTAs are whole clusters.
+        self.grid = max(meta.get("cluster", 1), min(self.tiles, kernel.resident_ctas)) \
+            if meta["grid"] == "persistent" else self.tiles
         names = list(in_names) + list(out_names)
         itemsizes = [torch.empty((), dtype=d).element_size() for d in list(in_dtypes) + [d for _, d in self.out_specs]]
         tensor_index = {f"input{j}": j for j in range(n_in)} | \

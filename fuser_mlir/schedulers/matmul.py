@@ -60,7 +60,12 @@ us in 16 splits against 22.8-26.3, 128 x 2112 x 7168 24.0-24.1 in 7 against 21.7
 128 x 2048 x 32768 60.0-60.2 in 8 against 58.9-59.2; 64 x 160 tiles in 4 splits tied at 2112.
 `fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "block_m": 64, "stages": 4,
 "group_m": 4, "split_k": 8, "split_k_mode": "deterministic"})` overrides any of them; the others
-are the heuristic's choice under those given.  Split-K itself: matmul_kernel.py and
+are the heuristic's choice under those given.  `cluster_m: 2` runs the CTAs in clusters of 2 on
+adjacent tile rows that share each B tile by TMA multicast (each CTA loads half of it into
+both: a third less L2 traffic per CTA at 128 x 256 tiles); unsplit only.  The heuristic keeps
+cluster_m 1: on the H100 the multicast kernel tied the unclustered one (4096^3: 181-185 us both;
+1024 x 2112 x 7168: 55-57 us both; two alternating rounds of one probe run; tools/bench_matmul.py
+--clusters times every benchmark row both ways), so L2 bytes are not what bounds these shapes.  Split-K itself: matmul_kernel.py and
 passes/tma_reduce_store.py.  Tried and not kept (one probe run): a tile's splits as one thread
 block cluster, their accumulators added through distributed shared memory in a tree of cluster
 barriers (consumer-issued loads, so the tree stays in the kernel's top-level block): correct, and
@@ -83,6 +88,7 @@ from ..frontend.dtypes import DataType
 from . import SMS, FusionSig, TensorSig
 
 BLOCK_MS = (128, 64)            # tile rows: a consumer warpgroup per 64 rows (the rows of a wgmma)
+CLUSTER_MS = (1, 2)             # CTAs per cluster along M (B multicast to both)
 BLOCK_K = 64                    # one 128-byte swizzle row of 16-bit elements
 SMEM_LIMIT = 227 * 1024
 BARRIER_BYTES = 1024            # the mbarrier arrays the pipelining pass adds (2 roles x full/empty)
@@ -134,6 +140,7 @@ class MatmulSchedule:
     group_m: int = 8
     split_k: int = 1                      # work units per output tile, each over a slice of K
     split_k_mode: str = DEFAULT_SPLIT_K_MODE  # how the splits combine (SPLIT_K_MODES)
+    cluster_m: int = 1                    # CTAs of a cluster on adjacent tile rows, sharing B by multicast
 
     @property
     def consumers(self) -> int:
@@ -180,12 +187,12 @@ class MatmulSchedule:
             if kind == "a":
                 params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype, "box": [self.block_m, BLOCK_K],
                                "swizzle": SWIZZLE})
-            elif kind == "b":
-                params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype, "box": [self.block_n, BLOCK_K],
-                               "swizzle": SWIZZLE})
+            elif kind == "b":       # multicast: each CTA of a cluster loads 1 / cluster_m of the tile's rows
+                params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype,
+                               "box": [self.block_n // self.cluster_m, BLOCK_K], "swizzle": SWIZZLE})
             elif kind == "b_kn":
                 params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype,
-                               "box": [BLOCK_K, self.b_box_cols()], "swizzle": SWIZZLE})
+                               "box": [BLOCK_K // self.cluster_m, self.b_box_cols()], "swizzle": SWIZZLE})
             elif kind == "value":
                 params.append({"kind": "value", "tensor": tensor, "dtype": dtype})
             else:
@@ -327,7 +334,8 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
     widths = BLOCK_NS if b_kind(sig) != "b_kn" else \
         [w for w in BLOCK_NS if w % MatmulSchedule(**base, block_n=w).b_box_cols() == 0]
     widths = [fixed["block_n"]] if "block_n" in fixed else widths
-    if fixed.get("block_m", 64) == 64:       # 128-row tiles named: the cost model decides the rest
+    clustered = fixed.get("cluster_m", 1) > 1     # a cluster's tiles are unsplit
+    if fixed.get("block_m", 64) == 64 and not clustered:   # 128-row tiles named: the cost model decides the rest
         fixed = {**skinny_decisions(m, n, ktiles, widths), **fixed}
     block_m = fixed.get("block_m", 128)
     candidates = []
@@ -335,7 +343,7 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
         tiles = math.ceil(m / block_m) * math.ceil(n / block_n) if m > 0 and n > 0 else None
         # Splitting pays only when the tiles leave half the SMs idle; sizes unknown until launch: no split.
         splits = [fixed["split_k"]] if "split_k" in fixed else \
-            [1] if tiles is None or tiles > SMS // 2 else range(1, min(MAX_SPLIT_K, ktiles) + 1)
+            [1] if tiles is None or tiles > SMS // 2 or clustered else range(1, min(MAX_SPLIT_K, ktiles) + 1)
         for split_k in splits:
             probe = MatmulSchedule(**base, block_n=block_n, block_m=block_m, stages=1, split_k=split_k,
                                    split_k_mode=mode)
@@ -352,7 +360,8 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
             candidates.append(((-cost, block_n, -split_k, stages),
                                MatmulSchedule(**base, block_n=block_n, block_m=block_m, stages=stages,
                                               group_m=fixed.get("group_m", 8),
-                                              split_k=split_k, split_k_mode=mode)))
+                                              split_k=split_k, split_k_mode=mode,
+                                              cluster_m=fixed.get("cluster_m", 1))))
     if not candidates:
         raise FusionError(f"the matmul scheduler cannot fit two stages beside {len(sig.outputs)} output tiles "
                           f"({base['out_dtypes']}) in shared memory")
@@ -369,7 +378,7 @@ def _dtypes(tensors) -> tuple[str, ...]:
     return tuple(t.dtype.value for t in tensors)
 
 
-_DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k")     # integers
+_DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k", "cluster_m")     # integers
 
 
 class _Matmul:
@@ -410,9 +419,13 @@ class _Matmul:
         if pairs is not None:
             params = replace(params, pairs=bool(pairs))
         if params.block_n not in BLOCK_NS or params.block_m not in BLOCK_MS or not 1 <= params.stages <= 16 \
-                or params.group_m < 1 or not 1 <= params.split_k <= MAX_SPLIT_K:
+                or params.group_m < 1 or not 1 <= params.split_k <= MAX_SPLIT_K or params.cluster_m not in CLUSTER_MS:
             raise FusionError(f"matmul schedule {fields}: block_n is one of {BLOCK_NS}, block_m one of {BLOCK_MS}, "
-                              f"stages in [1, 16], group_m >= 1, split_k in [1, {MAX_SPLIT_K}]")
+                              f"stages in [1, 16], group_m >= 1, split_k in [1, {MAX_SPLIT_K}], cluster_m one of "
+                              f"{CLUSTER_MS}")
+        if params.cluster_m > 1 and params.split_k > 1:
+            raise FusionError(f"matmul schedule {fields}: a split-K tile's splits run in CTAs of their own; "
+                              "cluster_m > 1 needs split_k 1")
         if "b_kn" in params.operands and params.block_n % params.b_box_cols():
             raise FusionError(f"matmul schedule {fields}: b read as [K, N] rows loads boxes of "
                               f"{params.b_box_cols()} columns, so block_n must be a multiple of {params.b_box_cols()}")
@@ -445,12 +458,15 @@ class _Matmul:
             elif kind == "b_kn":
                 views[f"input{j}"] = (k, n)
         views.update({f"output{j}": (m, n) for j in range(len(sig.outputs))})
-        return {"views": views, "tiles": tiles * params.split_k, "scalars": {"m": m, "n": n, "k": k},
+        # A cluster takes cluster_m adjacent tile rows (the last pair's second tile may lie past M).
+        units = math.ceil(math.ceil(m / params.block_m) / params.cluster_m) * params.cluster_m \
+            * math.ceil(n / params.block_n) if tiles else 0
+        return {"views": views, "tiles": units * params.split_k, "scalars": {"m": m, "n": n, "k": k},
                 "scratch": scratch}
 
     def meta(self, params: MatmulSchedule) -> dict:
         return {"params": params.kernel_params(), "block": [params.consumers + 128, 1, 1],
-                "grid": "persistent", "dynamic_smem": params.smem_bytes,
+                "grid": "persistent", "cluster": params.cluster_m, "dynamic_smem": params.smem_bytes,
                 "schedule": params.to_json()}
 
 

@@ -44,6 +44,15 @@ lines before the K loop (4096^3 and 8192 x 10240 x 8192: no change beyond the ru
 for split-K a bulk L2 prefetch of the tile's workspace rows and semaphore by the last split before
 its K loop (seven skinny shapes: all within 0.25 us, 64 x 2112 x 7168 20.8 us both ways).
 
+Clusters (cluster_m = 2): the CTAs of a cluster take adjacent tile rows of one tile column (a
+cluster's work unit is a tile of cluster_m x block_m rows in the grouped order, over
+gpu.cluster_id and the grid's clusters; CTA rank r takes rows r x block_m of it, wholly past M in
+the last unit when the tile rows are odd: its loads zero-fill, its stores drop), so they read
+the same B tile: the loop's pipeline marks role "b" multicast (`cluster`, `multicast`) and the B
+descriptor's box is 1 / cluster_m of the tile's rows (fuser-pipeline-mbarriers makes each CTA
+load its slice into both).  Trip counts come from cluster-uniform values only, as the protocol
+needs (fuser-verify-pipelines checks it).
+
 Split-K (split_k = S > 1): the work units are the tiles' splits, u = S * tile + s (a tile's splits
 in adjacent CTAs, so their partials meet in L2); split s runs K tiles [s * kt / S, (s+1) * kt / S).
 Splits 0..S-2 write their accumulators, f32, into smem boxes laid out like the outputs' (the same
@@ -72,7 +81,8 @@ WGMMA_K = 16
 def build_kernel(func_op, schedule: MatmulSchedule, kernel_name: str, insertion_point):
     """Insert the kernel for fusion `func_op` as `gpu.func @kernel_name` at `insertion_point`
     (inside a gpu.module)."""
-    return build_kernel_with(_KernelBuilder, func_op, schedule, kernel_name, schedule.consumers, insertion_point)
+    return build_kernel_with(_KernelBuilder, func_op, schedule, kernel_name, schedule.consumers, insertion_point,
+                             cluster=schedule.cluster_m)
 
 
 class _KernelBuilder:
@@ -127,7 +137,8 @@ class _KernelBuilder:
     # --- tiles -----------------------------------------------------------------------------------
     def tile_origin(self, tile):
         """(m0, n0) as i32 of tile number `tile` in grouped order: groups of `group_m` tile rows,
-        walked column by column inside a group (Triton's "grouped ordering")."""
+        walked column by column inside a group (Triton's "grouped ordering").  In a cluster the
+        tiles are the cluster's: cluster_m tile rows each."""
         s = self.s
         t = to_i32(tile)
         tiles_m, tiles_n = to_i32(self.tiles_m), to_i32(self.tiles_n)
@@ -138,7 +149,7 @@ class _KernelBuilder:
         within = arith.remui(t, per_group)
         tm = arith.addi(first_m, arith.remui(within, rows))
         tn = arith.divui(within, rows)
-        return arith.muli(tm, i32(s.block_m)), arith.muli(tn, i32(s.block_n))
+        return arith.muli(tm, i32(s.block_m * s.cluster_m)), arith.muli(tn, i32(s.block_n))
 
     # --- the main loop -----------------------------------------------------------------------------
     def main_loop(self, m0, n0, wg_row, first_ktile, ktiles):
@@ -147,9 +158,10 @@ class _KernelBuilder:
         acc_type = ir.VectorType.get([s.block_n // 2], ir.F32Type.get())
         zero = arith.constant(acc_type, ir.DenseElementsAttr.get_splat(acc_type, ir.FloatAttr.get(ir.F32Type.get(), 0.0)))
         loop = scf.ForOp(index(0), ktiles, index(1), [zero])
+        multicast = f', cluster = {s.cluster_m} : i64, multicast = "b"' if s.cluster_m > 1 else ""
         loop.operation.attributes["nvasync.pipeline"] = ir.Attribute.parse(
             f'{{stages = {s.stages} : i64, mode = "warp_specialized", producer_regs = {PRODUCER_REGS} : i64, '
-            f'consumer_regs = {CONSUMER_REGS} : i64}}')
+            f'consumer_regs = {CONSUMER_REGS} : i64{multicast}}}')
         with ir.InsertionPoint(loop.body):
             kt = loop.induction_variable if first_ktile is None else arith.addi(first_ktile, loop.induction_variable)
             kx = arith.muli(to_i32(kt), i32(BLOCK_K))
@@ -319,7 +331,12 @@ class _KernelBuilder:
         tid = gpu.thread_id(gpu.Dimension.x)
         issuer = elected_lane_of_warp0(tid)
         block, grid = gpu.block_id(gpu.Dimension.x), gpu.grid_dim(gpu.Dimension.x)
-        self.tiles_m = arith.ceildivui(self.m, index(s.block_m))
+        rank = None
+        if s.cluster_m > 1:     # the cluster's work units: cluster_m tile rows, each CTA one (rank)
+            block = gpu.cluster_id(gpu.Dimension.x)
+            grid = arith.divui(grid, index(s.cluster_m))
+            rank = arith.muli(nvasync.ClusterRankOp(ir.IntegerType.get_signless(32)).rank, i32(s.block_m))
+        self.tiles_m = arith.ceildivui(self.m, index(s.block_m * s.cluster_m))
         self.tiles_n = arith.ceildivui(self.n, index(s.block_n))
         units = arith.muli(arith.muli(self.tiles_m, self.tiles_n), index(s.split_k))
         ktiles = arith.ceildivui(self.k, index(BLOCK_K))
@@ -331,6 +348,7 @@ class _KernelBuilder:
             unit = arith.addi(block, arith.muli(loop.induction_variable, grid))
             if s.split_k == 1:
                 m0, n0 = self.tile_origin(unit)
+                m0 = m0 if rank is None else arith.addi(m0, rank)
                 acc = self.main_loop(m0, n0, wg_row, None, ktiles)
                 self.epilogue(self.fused_values(acc), s.out_dtypes, self.out_boxes, to_index(m0), to_index(n0),
                               tid, wg_row)

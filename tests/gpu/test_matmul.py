@@ -164,6 +164,22 @@ for name, kind, dtype, layout, (m, n, k), schedule in [
     CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
                   lambda dev, kd=kind, d=dtype, s=(m, n, k), bl=layout: linear_inputs(kd, d, *s, dev, bl),
                   {"scheduler": "matmul", "block_m": 64, **schedule}))
+# 2-CTA clusters sharing B by TMA multicast (cluster_m 2): an odd number of tile rows (the last
+# cluster's second tile lies wholly past M), M = 1, K below one tile, more clusters than fit at
+# once, both B layouts, 160- and 192-wide tiles (B slices of 80 and 96 rows), f16, several outputs.
+for name, kind, dtype, layout, (m, n, k), schedule in [
+        ("cl2-bias-gelu-ragged", "bias-gelu", BF16, "nk", SHAPES["ragged"], {}),
+        ("cl2-two-outputs-m1", "two-outputs", BF16, "nk", SHAPES["m1"], {}),
+        ("cl2-plain-f16-ktail", "plain", F16, "nk", SHAPES["ktail"], {"block_n": 192}),
+        ("cl2-silu-gate-waves", "silu-gate", BF16, "nk", SHAPES["waves"], {"block_n": 160}),
+        ("cl2-silu-gate-tiles-past-m", "silu-gate", BF16, "nk", (1100, 2112, 1000), {"block_n": 160}),
+        ("cl2-kn-row-scale-ragged", "row-scale", BF16, "kn", SHAPES["ragged"], {"block_n": 128}),
+        ("cl2-kn-scalar-f32-waves", "scalar-f32", BF16, "kn", SHAPES["waves"], {})]:
+    extra, epilogue = EPILOGUES[kind]
+    op = "linear" if layout == "nk" else "matmul"
+    CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
+                  lambda dev, kd=kind, d=dtype, s=(m, n, k), bl=layout: linear_inputs(kd, d, *s, dev, bl),
+                  {"scheduler": "matmul", "cluster_m": 2, **schedule}))
 # The heuristic's 64-row tiles where 128 wide would exceed a wave: 2 x 64 tiles of 64 x 160, the
 # second tile row 32 rows deep.
 CASES.append(("skinny-heuristic-bias-gelu-bn160", lambda: linear(BF16, EPILOGUES["bias-gelu"][1], (1,)),
