@@ -47,7 +47,7 @@ def test_recording_errors(shapes, dtype, message):
         fd.ops.linear(x, w)
 
 
-@pytest.mark.parametrize("m,n,k,block_n", [(4096, 4096, 4096, 256), (1024, 2112, 7168, 160), (8192, 2112, 7168, 192),
+@pytest.mark.parametrize("m,n,k,block_n", [(4096, 4096, 4096, 256), (1024, 2112, 7168, 144), (8192, 2112, 7168, 192),
                                            (1024, 10240, 8192, 160), (1024, 28672, 8192, 256), (4096, 10240, 8192, 256)])
 def test_heuristic_weighs_waves(m, n, k, block_n):
     fd = linear_gelu()
@@ -130,6 +130,23 @@ def test_kernel_assembles_with_derived_epilogue_protocol(private_cache):
 
 
 @pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
+def test_144_wide_tiles_store_boxes_of_32_byte_rows(private_cache):
+    """144 columns: bf16 output boxes of 16 columns in 32-byte swizzle, f32 ones of 16 in 64-byte
+    swizzle; wgmma n144."""
+    with FusionDefinition() as fd:
+        x, w = fd.define_tensor([-1, -1], BF16), fd.define_tensor([-1, -1], BF16)
+        y = fd.ops.linear(x, w)
+        fd.add_output(y)
+        fd.add_output(fd.ops.cast(y, DataType.Float))
+    compiled = fd.compile(meta((300, 512), (600, 512)), schedule={"scheduler": "matmul", "block_n": 144})
+    maps = {p.get("tensor"): p for p in compiled.artifact.meta["params"] if p["kind"] == "tensormap"}
+    assert (maps["output0"]["box"], maps["output0"]["swizzle"]) == ([128, 16], 32)
+    assert (maps["output1"]["box"], maps["output1"]["swizzle"]) == ([128, 16], 64)
+    assert "m64n144k16.f32.bf16.bf16" in compiled.ptx
+    assert compiled.artifact.cubin, "ptxas produced no cubin"
+
+
+@pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
 def test_kn_kernel_reads_column_boxes_into_transposed_wgmma(private_cache):
     """b [K, N]: block_n / 64 TMA loads of [64, 64] boxes per stage, one expect-tx for all of them,
     wgmma with imm-trans-b = 1."""
@@ -165,14 +182,14 @@ def test_160_wide_tiles_store_boxes_of_64_byte_rows(private_cache):
 
 
 def test_kn_tiles_are_whole_column_boxes():
-    """b [K, N] loads boxes of 64 columns: the heuristic skips 160-wide tiles (which it takes for
+    """b [K, N] loads boxes of 64 columns: the heuristic skips 144-wide tiles (which it takes for
     the same shape with w [N, K]) and an override names the rule."""
     with FusionDefinition() as fd:
         a, b = fd.define_tensor([-1, -1], BF16), fd.define_tensor([-1, -1], BF16)
         fd.add_output(fd.ops.matmul(a, b))
     _, kn = choose(input_signature(fd, meta((1024, 7168), (7168, 2112))), None)
     _, nk = choose(input_signature(plain_linear(), meta((1024, 7168), (2112, 7168))), None)
-    assert nk.block_n == 160 and kn.block_n % 64 == 0, (nk, kn)
+    assert nk.block_n == 144 and kn.block_n % 64 == 0, (nk, kn)
     with pytest.raises(FusionError, match="block_n must be a multiple of 64"):
         choose(input_signature(fd, meta((1024, 7168), (7168, 2112))), {"scheduler": "matmul", "block_n": 160})
 
@@ -205,7 +222,7 @@ def test_64_row_tiles_run_one_consumer_warpgroup(private_cache):
     ((128, 10240, 8192), (64, 160, 1)),     # 2 x 64 tiles (the cost model: 128 x 160 in 2 splits, slower)
     ((96, 10240, 256), (64, 160, 1)),       # tests/gpu/test_matmul.py's skinny-heuristic-bias-gelu-bn160
     ((128, 28672, 8192), (128, 256, 1)),    # no 64-row width fits a wave: the cost model's
-    ((1024, 2112, 7168), (128, 160, 1)),
+    ((1024, 2112, 7168), (128, 144, 1)),
 ])
 def test_skinny_problems_take_64_row_tiles_in_one_wave_of_splits(mnk, decided):
     m, n, k = mnk

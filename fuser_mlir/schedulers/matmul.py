@@ -26,7 +26,8 @@ aligned; read in place, never expanded on the host):
   value  a scalar input (fd.define_scalar): a kernel parameter.
 
 A tile's output boxes are one swizzle row wide: 128 bytes where that divides block_n, else 64 or
-32 (block_n 160 of bf16 is 5 boxes of 32 columns, 64-byte swizzle), so any width in BLOCK_NS
+32 (block_n 160 of bf16 is 5 boxes of 32 columns, 64-byte swizzle; 144 is 9 boxes of 16 columns,
+32-byte swizzle), so any width in BLOCK_NS
 stores whole boxes; b [K, N] keeps 64-column boxes and so takes widths that are multiples of 64.
 
 Heuristic (`choose_schedule`): for each block_n in BLOCK_NS, as many stages as fit beside the
@@ -63,10 +64,11 @@ us in 16 splits against 22.8-26.3, 128 x 2112 x 7168 24.0-24.1 in 7 against 21.7
 are the heuristic's choice under those given.  `cluster_m: 2` runs the CTAs in clusters of 2 on
 adjacent tile rows that share each B tile by TMA multicast (each CTA loads half of it into
 both: a third less L2 traffic per CTA at 128 x 256 tiles); unsplit only.  The heuristic keeps
-cluster_m 1: on the H100 the multicast kernel tied the unclustered one (4096^3: 181-185 us both;
-1024 x 2112 x 7168: 55-57 us both; two alternating rounds of one probe run; tools/bench_matmul.py
---clusters times every benchmark row both ways), so L2 bytes are not what bounds these shapes.  Split-K itself: matmul_kernel.py and
-passes/tma_reduce_store.py.  Tried and not kept (one probe run): a tile's splits as one thread
+cluster_m 1: on the H100 (interleaved A/B of the same schedule with and without, 5-6 rounds,
+medians) clusters ran 0.96-1.02x over the 14 plain and 6 fused benchmark rows -- 1.02x for the
+8192 x 10240 x 8192 silu(y)*gate and residual add, 0.96-0.98x at N = 2112 and for 4096^3
+bias+gelu and residual add --, so B's L2 traffic is not what bounds these shapes.  Split-K
+itself: matmul_kernel.py and passes/tma_reduce_store.py.  Tried and not kept (one probe run): a tile's splits as one thread
 block cluster, their accumulators added through distributed shared memory in a tree of cluster
 barriers (consumer-issued loads, so the tree stays in the kernel's top-level block): correct, and
 slower at 64 x 2112 x 7168 -- 31-37 us in clusters of 8, 22.1 us in 4-CTA clusters of 128-wide
@@ -92,20 +94,24 @@ CLUSTER_MS = (1, 2)             # CTAs per cluster along M (B multicast to both)
 BLOCK_K = 64                    # one 128-byte swizzle row of 16-bit elements
 SMEM_LIMIT = 227 * 1024
 BARRIER_BYTES = 1024            # the mbarrier arrays the pipelining pass adds (2 roles x full/empty)
-BLOCK_NS = (256, 192, 160, 128)
+BLOCK_NS = (256, 192, 160, 144, 128)
 # Time per column of a tile, relative to 256-wide tiles: tools/bench_matmul.py --variants on the
 # H100 at shapes where wave quantization is negligible (8192 x 8192 x 28672, 8192 x 28672 x 8192,
 # 4096 x 8192 x 28672): 192-wide tiles 1.08-1.10x, 128-wide 1.32-1.50x
 # (tools/results/bench_matmul_h100.json); 160-wide 1.15-1.44x (8192^3, 4096 x 28672 x 8192,
-# 8192 x 28672 x 8192, 8192 x 8192 x 28672 in one run).
-TILE_COST = {256: 1.0, 192: 1.09, 160: 1.25, 128: 1.35}
+# 8192 x 28672 x 8192, 8192 x 8192 x 28672 in one run).  144-wide: interpolated, not measured at
+# these shapes; at 4096 and 8192 x 2112 x 7168 it ran 1.12x as long as 192-wide (which the waves
+# also pick).
+TILE_COST = {256: 1.0, 192: 1.09, 160: 1.25, 144: 1.3, 128: 1.35}
 # Unsplit, when one raster group holds every tile row (M <= BLOCK_M x group_m), 128-wide tiles cost
 # less per column: at M = 1024, 1.00-1.14 over four shapes (1024 x {10240, 28672} x 8192,
 # 1024 x 8192 x 28672, 1024 x 2112 x 7168; bench_matmul --variants and two probes), where
 # 1024 x 10240 x 8192 ran 252 us in 128-wide tiles against 289-312 in 256-wide (3 runs agree);
 # 160-wide likewise (1024 x 10240 x 8192: 738 TFLOP/s against 599 in 256-wide and 606 in 128-wide;
-# 1024 x 2112 x 7168: 626 against 549 in 192-wide, one run).
-ONE_GROUP_TILE_COST = {**TILE_COST, 160: 1.1, 128: 1.1}
+# 1024 x 2112 x 7168: 626 against 549 in 192-wide, one run); 144-wide too: 1024 x 2112 x 7168 in
+# 120 tiles of 144 (0.91 of a wave) 54.5 us against 58.4 in 112 of 160 and cuBLAS's 56.1 (medians
+# of five interleaved rounds, one probe run).
+ONE_GROUP_TILE_COST = {**TILE_COST, 160: 1.1, 144: 1.1, 128: 1.1}
 TWO_STAGE_COST = 1.3
 # Split-K (a tile's K tiles shared by split_k work units, the partials added through an f32 workspace):
 # a unit costs its share of K tiles plus UNIT_KTILES (pipeline fill, epilogue) and, when split, SPLIT_KTILES

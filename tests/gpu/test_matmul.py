@@ -110,7 +110,12 @@ for name, kind, (m, n, k), schedule in [
         ("bn160-scalar-f32-ragged", "scalar-f32", SHAPES["ragged"], {"split_k": 1}),
         ("splitk-atomic-s3-bn160-two-outputs", "two-outputs", (64, 2112, 7168), {"split_k": 3, "block_m": 128}),
         ("splitk-deterministic-s3-bn160-plain", "plain", (200, 600, 1000),
-         {"split_k": 3, "split_k_mode": "deterministic"})]:
+         {"split_k": 3, "split_k_mode": "deterministic"}),
+        # 144-wide: bf16 boxes of 16 columns in 32-byte swizzle, f32 ones in 64-byte swizzle
+        ("bn144-two-outputs-ragged", "two-outputs", (333, 600, 200), {"block_n": 144}),
+        ("bn144-scalar-f32-waves", "scalar-f32", SHAPES["waves"], {"block_n": 144}),
+        ("splitk-atomic-s3-bn144-silu-gate", "silu-gate", (64, 2112, 7168), {"split_k": 3, "block_m": 128,
+                                                                            "block_n": 144})]:
     extra, epilogue = EPILOGUES[kind]
     CASES.append((name, lambda e=epilogue, x=extra: linear(BF16, e, x),
                   lambda dev, kd=kind, s=(m, n, k): linear_inputs(kd, BF16, *s, dev),
