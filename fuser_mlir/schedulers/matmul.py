@@ -27,7 +27,7 @@ aligned; read in place, never expanded on the host):
 
 A tile's output boxes are one swizzle row wide: 128 bytes where that divides block_n, else 64 or
 32 (block_n 160 of bf16 is 5 boxes of 32 columns, 64-byte swizzle; 144 is 9 boxes of 16 columns,
-32-byte swizzle), so any width in BLOCK_NS
+32-byte swizzle, and 176 is 11 of them), so any width in BLOCK_NS
 stores whole boxes; b [K, N] keeps 64-column boxes and so takes widths that are multiples of 64.
 
 Heuristic (`choose_schedule`): for each block_n in BLOCK_NS, as many stages as fit beside the
@@ -94,15 +94,17 @@ CLUSTER_MS = (1, 2)             # CTAs per cluster along M (B multicast to both)
 BLOCK_K = 64                    # one 128-byte swizzle row of 16-bit elements
 SMEM_LIMIT = 227 * 1024
 BARRIER_BYTES = 1024            # the mbarrier arrays the pipelining pass adds (2 roles x full/empty)
-BLOCK_NS = (256, 192, 160, 144, 128)
+BLOCK_NS = (256, 192, 176, 160, 144, 128)
 # Time per column of a tile, relative to 256-wide tiles: tools/bench_matmul.py --variants on the
 # H100 at shapes where wave quantization is negligible (8192 x 8192 x 28672, 8192 x 28672 x 8192,
 # 4096 x 8192 x 28672): 192-wide tiles 1.08-1.10x, 128-wide 1.32-1.50x
 # (tools/results/bench_matmul_h100.json); 160-wide 1.15-1.44x (8192^3, 4096 x 28672 x 8192,
-# 8192 x 28672 x 8192, 8192 x 8192 x 28672 in one run).  144-wide: interpolated, not measured at
-# these shapes; at 4096 and 8192 x 2112 x 7168 it ran 1.12x as long as 192-wide (which the waves
-# also pick).
-TILE_COST = {256: 1.0, 192: 1.09, 160: 1.25, 144: 1.3, 128: 1.35}
+# 8192 x 28672 x 8192, 8192 x 8192 x 28672 in one run).  144- and 176-wide: interpolated, not
+# measured at these shapes.  At 4096 and 8192 x 2112 x 7168 (2112 = 12 x 176, cuBLAS's width
+# there per Nsight Compute) the waves take 176: 190.8 and 383.8 us against 198.7 and 408.8 in
+# 192-wide and cuBLAS's 179.6 and 383.3 (medians of six interleaved rounds, one probe run); 144
+# ran 1.12x as long as 192 there.
+TILE_COST = {256: 1.0, 192: 1.09, 176: 1.17, 160: 1.25, 144: 1.3, 128: 1.35}
 # Unsplit, when one raster group holds every tile row (M <= BLOCK_M x group_m), 128-wide tiles cost
 # less per column: at M = 1024, 1.00-1.14 over four shapes (1024 x {10240, 28672} x 8192,
 # 1024 x 8192 x 28672, 1024 x 2112 x 7168; bench_matmul --variants and two probes), where

@@ -115,7 +115,10 @@ for name, kind, (m, n, k), schedule in [
         ("bn144-two-outputs-ragged", "two-outputs", (333, 600, 200), {"block_n": 144}),
         ("bn144-scalar-f32-waves", "scalar-f32", SHAPES["waves"], {"block_n": 144}),
         ("splitk-atomic-s3-bn144-silu-gate", "silu-gate", (64, 2112, 7168), {"split_k": 3, "block_m": 128,
-                                                                            "block_n": 144})]:
+                                                                            "block_n": 144}),
+        # 176-wide: 11 boxes of 16 columns; a ragged last tile column (600 = 3.4 x 176)
+        ("bn176-bias-gelu-ragged", "bias-gelu", (333, 600, 200), {"block_n": 176}),
+        ("bn176-two-outputs-waves", "two-outputs", SHAPES["waves"], {"block_n": 176})]:
     extra, epilogue = EPILOGUES[kind]
     CASES.append((name, lambda e=epilogue, x=extra: linear(BF16, e, x),
                   lambda dev, kd=kind, s=(m, n, k): linear_inputs(kd, BF16, *s, dev),
