@@ -26,9 +26,10 @@ before one lane's arrive; after a wgmma, the wait retiring its group), an mbarri
 the loading thread's wait on that mbarrier before the load;
 mbarrier init -> use: `fence.mbarrier_init` and, for other
 threads, a barrier -- a cluster barrier where peer CTAs use the word too (a remote arrive, a
-multicast load), as between those uses and the word's inval or the kernel's exit; TMA stores -> kernel exit: a covering `wait_group.read`; a store into a peer
-CTA's shared memory (`store_peer`) <-> any access of that buffer, and -> kernel exit: a cluster
-barrier (`cluster_sync`, every thread of the cluster, in the kernel's top-level block).
+multicast load), as between those uses and the word's inval or the kernel's exit; TMA stores ->
+kernel exit: a covering `wait_group.read`; a store into a peer CTA's shared memory (`store_peer`)
+<-> any access of that buffer, and -> kernel exit: a cluster barrier (`cluster_sync`, every
+thread of the cluster, in the kernel's top-level block).
 
 Barriers: a barrier counts only where it names exactly the threads that reach it (smem_model
 `barrier_problem`), and orders A before B only when those include A's and B's threads.  Each
@@ -49,9 +50,10 @@ from mlir import ir
 
 from fuser_mlir.diagnostics import file_location
 
-from .smem_model import (CLUSTER_BARRIERS, CLUSTER_SYNC, FENCE_SPACES_COVERING_CTA_SMEM, TMA_LOADS, Access, accesses, accumulator_readers,
-                         barrier_orders, barrier_problem, block_key, byte_range, group_acquires, is_divergent, linear,
-                         op_key, reset_memo, same_thread_mapping, structural_key, threads_of)
+from .smem_model import (CLUSTER_BARRIERS, CLUSTER_SYNC, FENCE_SPACES_COVERING_CTA_SMEM, TMA_LOADS, Access,
+                         accesses, accumulator_readers, barrier_orders, barrier_problem, block_key, byte_range,
+                         group_acquires, is_divergent, linear, op_key, reset_memo, same_thread_mapping,
+                         structural_key, threads_of)
 
 BARRIER_OPS = ("nvasync.sync_threads", "nvasync.named_barrier", *CLUSTER_BARRIERS)
 

@@ -68,16 +68,17 @@ cluster_m 1: on the H100 (interleaved A/B of the same schedule with and without,
 medians) clusters ran 0.96-1.02x over the 14 plain and 6 fused benchmark rows -- 1.02x for the
 8192 x 10240 x 8192 silu(y)*gate and residual add, 0.96-0.98x at N = 2112 and for 4096^3
 bias+gelu and residual add --, so B's L2 traffic is not what bounds these shapes.  Split-K
-itself: matmul_kernel.py and passes/tma_reduce_store.py.  Tried and not kept (one probe run): a tile's splits as one thread
-block cluster, their accumulators added through distributed shared memory in a tree of cluster
-barriers (consumer-issued loads, so the tree stays in the kernel's top-level block): correct, and
-slower at 64 x 2112 x 7168 -- 31-37 us in clusters of 8, 22.1 us in 4-CTA clusters of 128-wide
-tiles (68 CTAs), 28.0 in 4-CTA clusters of 64-wide ones (132 CTAs), against 21.4 us in atomic
-mode; large clusters do not fill the 132 SMs of the H100's GPCs at once.  Nor (one run, six skinny
-shapes, 3-8 splits): giving the last split, which waits for the others' partials, 1.5-4x the K
-tiles of each other split so the others' release would land while it still streams -- every share
-ran within 0.3 us of the even one (64 x 2112 x 7168: 20.7-20.9 us); the kernel is DRAM-bound up to
-its last K tile whoever loads it, and fewer CTAs stream slower at the end.
+itself: matmul_kernel.py and passes/tma_reduce_store.py.  Tried and not kept (one probe run): a
+tile's splits as one thread block cluster, their accumulators added through distributed shared
+memory in a tree of cluster barriers (consumer-issued loads, so the tree stays in the kernel's
+top-level block): correct, and slower at 64 x 2112 x 7168 -- 31-37 us in clusters of 8, 22.1 us in
+4-CTA clusters of 128-wide tiles (68 CTAs), 28.0 in 4-CTA clusters of 64-wide ones (132 CTAs),
+against 21.4 us in atomic mode; large clusters do not fill the 132 SMs of the H100's GPCs at once.
+Nor (one run, six skinny shapes, 3-8 splits): giving the last split, which waits for the others'
+partials, 1.5-4x the K tiles of each other split so the others' release would land while it still
+streams -- every share ran within 0.3 us of the even one (64 x 2112 x 7168: 20.7-20.9 us); the
+kernel is DRAM-bound up to its last K tile whoever loads it, and fewer CTAs stream slower at the
+end.
 """
 from __future__ import annotations
 
