@@ -14,8 +14,10 @@ it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persis
     loop.  Iteration g uses stage g % S in its phase g / S: phases carry across tiles, never reset;
   * steady state: rounds r in [g0 / S, ceil((g0 + n) / S)), each unrolling the S stages so every
     buffer is static: stage s runs iteration i = r*S + s - g0 when 0 <= i < n.  Waiting for data
-    is a wait on the stage's `full` barrier with parity r & 1; a producer waiting for a free stage
-    waits on `empty` with parity (r & 1) ^ 1 (the first round passes on fresh barriers);
+    is a wait on the stage's `full` barrier with parity r & 1, right before the first op of the
+    body that touches memory the stage's loads write (work before it, an inner loop, overlaps the
+    loads); a producer waiting for a free stage waits on `empty` with parity (r & 1) ^ 1 (the
+    first round passes on fresh barriers);
   * expect-tx: one `arrive.expect_tx` per producer role, stage and phase, announcing the bytes of
     every box the role loads into the stage (whole boxes: out-of-bounds elements are zero-filled
     and count); `full` barriers are initialised with count 1 (that arrival);
@@ -46,6 +48,13 @@ it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persis
     for the cluster: no CTA's loads wait on another's producer.  The cluster barriers that make
     the inits visible to the peers and keep a CTA alive while peers still reach its barriers are
     fuser-insert-syncs' (remote mbarrier uses);
+  * a pipelined loop around another (a persistent tile loop whose body loads a tile's epilogue
+    operands once, around the K loop that streams A and B) runs mode `pipelined` with one stage:
+    its loads, issued by the kernel's issuer, refill the single stage with iteration i + 1 at the
+    end of iteration i, and one stage copies no buffer (S copies would duplicate the inner loop's
+    ring).  Its consumers wait after the inner loop, where they first touch the data.  Loops are
+    rewritten outermost first; when the inner one is warp-specialized, the outer protocol moves
+    into the consumer role with the rest of the loop nest;
   * the issuer initialises the barriers before the loop nest and invalidates them after it
     (after the roles in warp_specialized mode).
 The loads' coordinates may be computed in the body from %i (and outside it from enclosing loop
@@ -57,8 +66,9 @@ without one, `tid < 32 && elect_one` is created at the kernel's entry.
 Contract
   in:  gpu.func kernels; pipelined loops as above (constant lower bound 0, step 1,
        pipeline_loads directly in the body, whose coordinates do not depend on carried values),
-       nested only in scf.for loops, no mbarrier ops of their own; in warp_specialized mode one
-       pipelined loop per kernel and a `gpu.known_block_size` of whole consumer warpgroups; with
+       nested only in scf.for loops (and a one-stage `pipelined` loop around them), no mbarrier
+       ops of their own; in warp_specialized mode one such loop per kernel and a
+       `gpu.known_block_size` of whole consumer warpgroups; with
        multicast roles, trip counts equal in every CTA of the cluster (fuser-verify-pipelines
        checks they come from cluster-uniform values) and descriptors whose box is 1/C of the
        role's smem tiles (dim 0).
@@ -93,21 +103,34 @@ class PipelineError(Exception):
 def run(module_op, pass_) -> None:
     failed = False
     for func in kernels(module_op):
-        for loop in _pipelined_loops(func):
+        # Outermost first: rewriting a loop replaces (clones) the loops nested in it, so the next
+        # one is looked up again.
+        while (loop := _first_pipelined_loop(func)) is not None:
             try:
                 _Pipeline(func, loop).rewrite()
             except PipelineError as exc:
                 exc.op.location.emit_error(f"fuser-pipeline-mbarriers: {exc}")
                 failed = True
+                del loop.attributes[PIPELINE_ATTR]      # reported: go on with the others
     if failed:
         pass_.signal_pass_failure()
 
 
-def _pipelined_loops(func):
+def _first_pipelined_loop(func):
     found = []
-    func.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE
-              if op.name == "scf.for" and PIPELINE_ATTR in op.attributes else ir.WalkResult.ADVANCE)
-    return found
+
+    def visit(op):
+        if _pipelined(op):
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found[0] if found else None
+
+
+def _pipelined(op) -> bool:
+    return op.name == "scf.for" and PIPELINE_ATTR in op.attributes
 
 
 @dataclass(frozen=True)
@@ -222,10 +245,16 @@ class _Pipeline:
         nested = []
         loop.walk(lambda op: nested.append(op) or ir.WalkResult.ADVANCE
                   if op.name.startswith("nvasync.mbarrier") or op.name == "nvasync.tma_load"
-                  or (op.name == "nvasync.pipeline_load" and op.parent != loop) else ir.WalkResult.ADVANCE)
+                  or (op.name == "nvasync.pipeline_load" and op.parent != loop and not _pipelined(op.parent))
+                  else ir.WalkResult.ADVANCE)
         if nested:
             raise PipelineError(nested[0], "a pipelined loop's loads are nvasync.pipeline_load ops directly in "
-                                           "its body, with no mbarrier protocol of their own")
+                                           "its body (or in a pipelined loop nested in it), with no mbarrier "
+                                           "protocol of their own")
+        if _nested_pipelined(loop) and (self.options.mode != "pipelined" or self.options.stages != 1):
+            raise PipelineError(loop, "a pipelined loop around another runs mode 'pipelined' with stages = 1 "
+                                      "(loads once per iteration, e.g. per output tile, while the inner "
+                                      "loop streams)")
         self.nest = self.enclosing_loops()
 
     def enclosing_loops(self) -> list:
@@ -265,23 +294,21 @@ class _Pipeline:
         everything = []
         self.func.walk(lambda op: everything.append(op) or ir.WalkResult.ADVANCE
                        if op.name == "nvasync.smem_buffer" else ir.WalkResult.ADVANCE)
-        span = lambda op: (op.attributes["offset"].value,   # noqa: E731
-                           op.attributes["offset"].value + memref_bytes(op.results[0].type))
-        lo = min(span(op)[0] for op in touched.values())
-        hi = max(span(op)[1] for op in touched.values())
+        lo = min(_byte_range(op)[0] for op in touched.values())
+        hi = max(_byte_range(op)[1] for op in touched.values())
         staged_ops = {op.operation for op in touched.values()}
         for op in everything:
-            start, end = span(op)
+            start, end = _byte_range(op)
             if op not in staged_ops and start < hi and end > lo:
                 raise PipelineError(op, f"smem buffer [{start}, {end}) overlaps the pipelined loop's buffers "
                                         f"[{lo}, {hi}) without being used by the loop")
-        end = _round_up(max(span(op)[1] for op in everything), STAGE_ALIGN)
+        end = _round_up(max(_byte_range(op)[1] for op in everything), STAGE_ALIGN)
         stride = _round_up(hi - lo, STAGE_ALIGN)
         copies = {}
         for value, op in touched.items():
             with ir.InsertionPoint(op):
                 copies[value] = [value] + [
-                    nvasync.SmemBufferOp(value.type, offset=end + (s - 1) * stride + span(op)[0] - lo).buffer
+                    nvasync.SmemBufferOp(value.type, offset=end + (s - 1) * stride + _byte_range(op)[0] - lo).buffer
                     for s in range(1, self.options.stages)]
         barriers_at = end + (self.options.stages - 1) * stride
         total = barriers_at + self.barrier_array_bytes() * self.barrier_arrays()
@@ -436,8 +463,8 @@ class _Pipeline:
                         self.issue(k, s, copies, full, slices, self.loads)
 
             def stage(r, s, i, values):
-                _mark(nvasync.MbarrierTryWaitParityOp(full, _index(s), _parity(r, flip=False)), "full: wait")
-                out = self.clone_body(i, s, copies, values)
+                out = self.clone_body(i, s, copies, values, lambda: _mark(nvasync.MbarrierTryWaitParityOp(
+                    full, _index(s), _parity(r, flip=False)), "full: wait"))
                 with _then(issuer):
                     ahead = arith.addi(i, _index(P))
                     with _then(arith.cmpi(arith.CmpIPredicate.ult, ahead, n)):
@@ -508,9 +535,11 @@ class _Pipeline:
             gpu.YieldOp([])
 
         def stage(r, s, i, values):
-            for role, (full, _) in pairs.items():
-                _mark(nvasync.MbarrierTryWaitParityOp(full, _index(s), _parity(r, flip=False)), f"full[{role}]: wait")
-            out = self.clone_body(i, s, copies, values)
+            def wait():
+                for role, (full, _) in pairs.items():
+                    _mark(nvasync.MbarrierTryWaitParityOp(full, _index(s), _parity(r, flip=False)),
+                          f"full[{role}]: wait")
+            out = self.clone_body(i, s, copies, values, wait)
             _mark(nvasync.WarpSyncOp(), "consumer warp: reads done before its release")
             with _then(elected):
                 for role, (_, empty) in pairs.items():
@@ -606,11 +635,13 @@ class _Pipeline:
             r, values = loop.induction_variable, list(loop.inner_iter_args)
             for s in range(S):
                 g = arith.addi(arith.muli(r, _index(S)), _index(s))
+                i = g if g0 is None else arith.subi(g, g0)
+                if S == 1:          # every round runs its one stage (g0 <= r < g0 + n): no guard,
+                    values = stage(r, s, i, values)       # so loops nested in the body stay in scf.for
+                    continue
                 wanted = arith.cmpi(arith.CmpIPredicate.ult, g, end)
-                i = g
                 if g0 is not None:
                     wanted = arith.andi(wanted, arith.cmpi(arith.CmpIPredicate.uge, g, g0))
-                    i = arith.subi(g, g0)
                 guard = scf.IfOp(wanted, [v.type for v in values], has_else=bool(values))
                 with ir.InsertionPoint(guard.then_block):
                     scf.YieldOp(stage(r, s, i, values))
@@ -625,17 +656,51 @@ class _Pipeline:
         for old, new in zip(self.loop.results, results):
             old.replace_all_uses_with(new)
 
-    def clone_body(self, i, stage: int, copies, values):
-        """The body for iteration i on `stage`'s buffers, carried values in; returns those out."""
+    def clone_body(self, i, stage: int, copies, values, wait):
+        """The body for iteration i on `stage`'s buffers, carried values in; returns those out.
+        `wait()` builds the consumers' wait for the stage's data, right before the first op that
+        touches memory the loads write (so work before it, an inner loop, overlaps the loads)."""
         mapping = {self.iv: i, **{buffer: per_stage[stage] for buffer, per_stage in copies.items()},
                    **dict(zip(self.loop.opview.inner_iter_args, values))}
+        loaded = [_byte_range(load.operation.opview.dst.owner) for load in self.loads]
         for op in self.body.operations:
-            if op.operation.name == "scf.yield":
-                return [mapping.get(v, v) for v in op.operands]
             if op.operation.name == "nvasync.pipeline_load":
                 continue
+            if wait is not None and (op.operation.name == "scf.yield" or _touches(op, loaded)):
+                wait()
+                wait = None
+            if op.operation.name == "scf.yield":
+                return [mapping.get(v, v) for v in op.operands]
             clone_with(op, mapping)
         return []
+
+
+def _byte_range(buffer_op) -> tuple[int, int]:
+    start = buffer_op.attributes["offset"].value
+    return start, start + memref_bytes(buffer_op.results[0].type)
+
+
+def _touches(op, ranges) -> bool:
+    """`op` (or an op nested in it) uses a shared-memory buffer overlapping one of `ranges`."""
+    def overlaps(value):
+        if isinstance(value, ir.BlockArgument) or value.owner.name != "nvasync.smem_buffer":
+            return False
+        start, end = _byte_range(value.owner)
+        return any(start < e and s < end for s, e in ranges)
+
+    hit = []
+    op.operation.walk(lambda o: hit.append(o) or ir.WalkResult.INTERRUPT if any(overlaps(v) for v in o.operands)
+                      else ir.WalkResult.ADVANCE)
+    return bool(hit)
+
+
+def _nested_pipelined(loop) -> list:
+    found = []
+    for block in loop.regions[0].blocks:
+        for op in block.operations:
+            op.operation.walk(lambda o: found.append(o) or ir.WalkResult.ADVANCE if _pipelined(o)
+                              else ir.WalkResult.ADVANCE)
+    return found
 
 
 def _inside(op, ancestor) -> bool:

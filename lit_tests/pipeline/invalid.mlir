@@ -292,3 +292,27 @@ gpu.module @kernels {
   }
 }
 }
+
+// -----
+
+// a pipelined loop around another with more than one stage (its stage copies would duplicate the
+// inner loop's buffers)
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %tile = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    %buf = "nvasync.smem_buffer"() {offset = 4096 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    // expected-error @below {{a pipelined loop around another runs mode 'pipelined' with stages = 1}}
+    scf.for %t = %c0 to %n step %c1 {
+      "nvasync.pipeline_load"(%d, %tile, %c0_i32, %c0_i32) {role = "tile"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+      scf.for %i = %c0 to %n step %c1 {
+        "nvasync.pipeline_load"(%d, %buf, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+      } {nvasync.pipeline = {stages = 2 : i64}}
+    } {nvasync.pipeline = {stages = 2 : i64}}
+    gpu.return
+  }
+}
+}

@@ -41,19 +41,22 @@ gpu.module @kernels {
 // CHECK: "nvasync.mbarrier_arrive_expect_tx"(%[[FULL]], %{{.*}}) {bytes = 32768 : i32
 // CHECK: "nvasync.tma_load"(%arg0, %[[S1]], %[[FULL]]
 // CHECK-NOT: "nvasync.tma_load"
-// Steady state: rounds of 3 unrolled stages; stage s waits with parity r & 1 and refills
-// stage (s + 2) % 3 with iteration i + 2.
+// Steady state: rounds of 3 unrolled stages; stage s waits with parity r & 1 right before its
+// first read of the stage (after the body's index math) and refills stage (s + 2) % 3 with
+// iteration i + 2.
 // CHECK: %[[ROUNDS:.*]] = arith.ceildivui %arg1, %{{.*}} : index
 // CHECK: scf.for %[[R:.*]] = %{{.*}} to %[[ROUNDS]]
-// CHECK: %[[PAR:.*]] = arith.index_cast %{{.*}} : index to i32
-// CHECK: "nvasync.mbarrier_try_wait_parity"(%[[FULL]], %{{.*}}, %[[PAR]])
-// CHECK: memref.load %[[S0]]
+// CHECK: arith.muli %{{.*}}, %c0_i32 : i32
+// CHECK: %[[BIT:.*]] = arith.andi %[[R]], %{{.*}} : index
+// CHECK-NEXT: %[[PAR:.*]] = arith.index_cast %[[BIT]] : index to i32
+// CHECK-NEXT: "nvasync.mbarrier_try_wait_parity"(%[[FULL]], %{{.*}}, %[[PAR]])
+// CHECK-NEXT: memref.load %[[S0]]
 // CHECK: "nvasync.tma_load"(%arg0, %[[S2]], %[[FULL]]
-// CHECK: "nvasync.mbarrier_try_wait_parity"(%[[FULL]], %{{.*}}, %[[PAR]])
-// CHECK: memref.load %[[S1]]
+// CHECK: "nvasync.mbarrier_try_wait_parity"(%[[FULL]], %{{.*}}, %{{.*}})
+// CHECK-NEXT: memref.load %[[S1]]
 // CHECK: "nvasync.tma_load"(%arg0, %[[S0]], %[[FULL]]
-// CHECK: "nvasync.mbarrier_try_wait_parity"(%[[FULL]], %{{.*}}, %[[PAR]])
-// CHECK: memref.load %[[S2]]
+// CHECK: "nvasync.mbarrier_try_wait_parity"(%[[FULL]], %{{.*}}, %{{.*}})
+// CHECK-NEXT: memref.load %[[S2]]
 // CHECK: "nvasync.tma_load"(%arg0, %[[S1]], %[[FULL]]
 // CHECK: scf.if %[[ISSUER]] {
 // CHECK-COUNT-3: "nvasync.mbarrier_inval"(%[[FULL]]
