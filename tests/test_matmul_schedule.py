@@ -330,3 +330,41 @@ def test_cluster_kernel_multicasts_b_over_two_ctas(private_cache, op, b_shape, b
                  "mbarrier.arrive.shared::cluster.b64"):
         assert line in compiled.ptx, line
     assert compiled.artifact.cubin, "ptxas produced no cubin"
+
+
+def silu_gate():
+    with FusionDefinition() as fd:
+        x, w, g = (fd.define_tensor([-1, -1], BF16) for _ in range(3))
+        fd.add_output(fd.ops.mul(fd.ops.silu(fd.ops.linear(x, w)), g))
+    return fd
+
+
+def test_full_operands_by_tma_pair_with_outputs_of_their_dtype():
+    sig = input_signature(silu_gate(), meta((4096, 512), (768, 512), (4096, 768)))
+    _, params = choose(sig, None)
+    assert params.tma_operands == 1 and params.tma_operand_tiles() == {2: 0}
+    tensor_maps = [p["tensor"] for p in params.kernel_params() if p["kind"] == "tensormap"]
+    assert tensor_maps == ["input0", "input1", "input2", "output0"]
+    _, vector_loads = choose(sig, {"scheduler": "matmul", "tma_operands": 0})
+    assert vector_loads.tma_operand_tiles() == {}
+    assert [p["kind"] for p in vector_loads.kernel_params()][2] == "pointer"
+    _, split = choose(sig, {"scheduler": "matmul", "split_k": 2})
+    assert split.tma_operand_tiles() == {}, "a split tile's partials share the output tile's memory"
+    with pytest.raises(FusionError, match="tma_operands is 0"):
+        choose(sig, {"scheduler": "matmul", "tma_operands": 2})
+
+
+@pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
+def test_full_operand_arrives_by_tma_one_tile_ahead(private_cache):
+    """The gate's tile lands in the output's smem tile through a one-stage pipeline around the K
+    loop: the consumers wait for it after their K loop, the store's smem reads complete before the
+    next tile's load overwrites the tile, and the epilogue reads it from shared memory."""
+    compiled = silu_gate().compile(meta((4096, 512), (768, 512), (4096, 768)))
+    assert compiled.params.tma_operand_tiles() == {2: 0}
+    ir_text = compiled.kernel_ir
+    consumer = ir_text[ir_text.rindex('"nvasync.warp_role"'):]
+    k_loop = consumer.index('fuser.pipeline = "full[a]: wait"')
+    assert consumer.index('fuser.pipeline = "full: wait"') > k_loop, "the operand wait follows the K loop"
+    assert '"WAR: nvasync.tma_store reads smem -> nvasync.tma_load"' in ir_text
+    assert "ld.global" not in compiled.ptx.split("wgmma.mma_async")[-1], "the epilogue loads no global memory"
+    assert compiled.artifact.cubin, "ptxas produced no cubin"

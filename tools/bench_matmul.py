@@ -93,6 +93,12 @@ def variant(block_n):
 
 
 CLUSTER_VARIANTS = {f"cluster_m={c}": {"scheduler": "matmul", "cluster_m": c} for c in (1, 2)}
+VECTOR_LOADS = {"scheduler": "matmul", "tma_operands": 0}     # full epilogue operands by vector loads
+
+
+def full_operand(name) -> bool:
+    """The fusion has a full [M, N] epilogue operand (by TMA in the heuristic's kernels)."""
+    return any(len(shape) == 2 for shape in FUSIONS[name][2](1, 1))
 
 
 def skinny_variants(fd, m, n, k):
@@ -140,7 +146,8 @@ def skinny(fd, results):
 
 def main():
     parser = bench_arguments(__doc__)
-    parser.add_argument("--variants", action="store_true", help="also time each tile width of the plain GEMM")
+    parser.add_argument("--variants", action="store_true", help="also time each tile width of the plain GEMM, "
+                                                                   "and full epilogue operands by vector loads")
     parser.add_argument("--skinny", action="store_true", help="only the skinny (split-K) table")
     parser.add_argument("--clusters", action="store_true", help="also time every row with cluster_m 1 and 2")
     parser.add_argument("--fusions", help=f"only these rows, comma-separated, of: {', '.join(FUSIONS)} "
@@ -159,7 +166,8 @@ def main():
         if args.skinny:
             return
         for name, (m, n, k) in rows:
-            for s in [None] + (list(CLUSTER_VARIANTS.values()) if args.clusters else []):
+            for s in [None] + (list(CLUSTER_VARIANTS.values()) if args.clusters else []) \
+                    + ([VECTOR_LOADS] if args.variants and full_operand(name) else []):
                 fds[name].compile(inputs(name, m, n, k, "meta"), schedule=s)
             print("built", name, m, n, k, flush=True)
         for block_n in BLOCK_NS:
@@ -189,6 +197,8 @@ def main():
         else:
             compiled = torch.compile(eager)
             timed["torch_compile"] = lambda: compiled(*xs)
+            if args.variants and full_operand(name):
+                timed["tma_operands=0"] = lambda: fd.execute(xs, schedule=VECTOR_LOADS)
         if args.clusters:
             timed.update({system: lambda s=s: fd.execute(xs, schedule=s) for system, s in CLUSTER_VARIANTS.items()})
         # Two rounds over the systems, the second one kept: no system is timed first on a cold

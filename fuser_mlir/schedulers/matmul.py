@@ -12,14 +12,17 @@ warpgroup (added by fuser-pipeline-mbarriers) TMA-loads A and B (128-byte swizzl
 buffers, and a consumer warpgroup per 64 tile rows (two for block_m 128, one for 64: skinny
 problems, whose A rows would otherwise be half zero fill) runs wgmma m64n{block_n}k16.  After
 the K loop each consumer thread applies the epilogue to its accumulator fragment, with the other
-operands read from global memory, writes the results into shared memory in the 128-byte swizzled
-layout of the output's TMA box, and one thread TMA-stores the tile; M, N and K tails fall out of
+operands read from shared memory (full ones the issuer TMA-loads a tile ahead) or global memory,
+writes the results into shared memory in the 128-byte swizzled layout of the output's TMA box,
+and one thread TMA-stores the tile; M, N and K tails fall out of
 the TMA boxes (zero-filled loads, clipped stores).  Every mbarrier, barrier, fence and wait is
 derived by the passes.
 
 Epilogue operands, by their shape right-aligned to the output [.., M, N] (contiguous, 16-byte
 aligned; read in place, never expanded on the host):
   full   [.., M, N]: the element at (row, col) (pairs of columns in one load when N is even);
+         with `tma_operands` (the default) one per output of its dtype arrives by TMA in that
+         output's smem tile while the K loop runs (matmul_kernel.py; unsplit tiles only);
   col    [N] (leading dims 1): the element at col (a bias);
   row    [.., M, 1]: the element at row;
   one    every dim 1 (a 0-d tensor): the element at 0;
@@ -125,6 +128,9 @@ MAX_SPLIT_K = 32
 # Atomic measured 1.04-1.88x faster than deterministic on the skinny shapes
 # (tools/results/bench_matmul_skinny_h100.json), whose serialized chain of reduce-adds costs more.
 DEFAULT_SPLIT_K_MODE = "atomic"
+# Full epilogue operands by TMA: residual add within 1 % of vector loads (either way), silu(y) * gate
+# 1-3 % faster at 4096^3 and 8192 x 10240 x 8192 (Nsight Compute; matmul_kernel.py).
+TMA_OPERANDS = 1
 SKINNY_M = 128                          # skinny_decisions
 MIN_SKINNY_SPLITS = 3                   # fewer do not pay (module docstring)
 MAX_STAGES = 6
@@ -150,11 +156,28 @@ class MatmulSchedule:
     split_k: int = 1                      # work units per output tile, each over a slice of K
     split_k_mode: str = DEFAULT_SPLIT_K_MODE  # how the splits combine (SPLIT_K_MODES)
     cluster_m: int = 1                    # CTAs of a cluster on adjacent tile rows, sharing B by multicast
+    tma_operands: int = 0                 # 1: full operands arrive by TMA in their output's tile (tma_operand_tiles)
 
     @property
     def consumers(self) -> int:
         """Consumer threads: a warpgroup per 64 tile rows (the pass adds a producer warpgroup)."""
         return self.block_m * 2
+
+    def tma_operand_tiles(self) -> dict[int, int]:
+        """{input j: output o} of the full epilogue operands that arrive by TMA into output o's smem
+        tile (a tile ahead: matmul_kernel.py), each paired with an output of its dtype (the tile's
+        layout); empty unless tma_operands, and for split-K or cluster kernels, whose tiles' memory
+        the partials share or whose units pair CTAs."""
+        if not self.tma_operands or self.split_k > 1 or self.cluster_m > 1:
+            return {}
+        free = list(enumerate(self.out_dtypes))
+        tiles = {}
+        for j, (kind, dtype) in enumerate(zip(self.operands, self.in_dtypes)):
+            o = next((o for o, d in free if d == dtype), None) if kind == "full" else None
+            if o is not None:
+                tiles[j] = o
+                free = [(k, d) for k, d in free if k != o]
+        return tiles
 
     def out_box_cols(self, dtype: str) -> int:
         """Columns of an output's (or the f32 workspace's) TMA box: one swizzle row of the widest
@@ -188,12 +211,17 @@ class MatmulSchedule:
         return self.stages * self.stage_bytes + self.epilogue_bytes + BARRIER_BYTES
 
     def kernel_params(self) -> list[dict]:
-        """The kernel's parameters in order: tensor maps of a, b and every output; per epilogue
-        operand a global pointer or (value) the number; the i32 sizes M, N, K."""
+        """The kernel's parameters in order: tensor maps of a, b, the TMA-loaded epilogue operands
+        and every output; per other epilogue operand a global pointer or (value) the number; the
+        i32 sizes M, N, K."""
         params = []
+        by_tma = self.tma_operand_tiles()
         for j, (kind, dtype) in enumerate(zip(self.operands, self.in_dtypes)):
             tensor = f"input{j}"
-            if kind == "a":
+            if j in by_tma:         # loaded as its output's tile is stored: the output's boxes
+                params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype,
+                               "box": [self.block_m, self.out_box_cols(dtype)], "swizzle": self.box_swizzle(dtype)})
+            elif kind == "a":
                 params.append({"kind": "tensormap", "tensor": tensor, "dtype": dtype, "box": [self.block_m, BLOCK_K],
                                "swizzle": SWIZZLE})
             elif kind == "b":       # multicast: each CTA of a cluster loads 1 / cluster_m of the tile's rows
@@ -370,7 +398,8 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
                                MatmulSchedule(**base, block_n=block_n, block_m=block_m, stages=stages,
                                               group_m=fixed.get("group_m", 8),
                                               split_k=split_k, split_k_mode=mode,
-                                              cluster_m=fixed.get("cluster_m", 1))))
+                                              cluster_m=fixed.get("cluster_m", 1),
+                                              tma_operands=fixed.get("tma_operands", TMA_OPERANDS))))
     if not candidates:
         raise FusionError(f"the matmul scheduler cannot fit two stages beside {len(sig.outputs)} output tiles "
                           f"({base['out_dtypes']}) in shared memory")
@@ -387,7 +416,7 @@ def _dtypes(tensors) -> tuple[str, ...]:
     return tuple(t.dtype.value for t in tensors)
 
 
-_DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k", "cluster_m")     # integers
+_DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k", "cluster_m", "tma_operands")     # integers
 
 
 class _Matmul:
@@ -432,6 +461,9 @@ class _Matmul:
             raise FusionError(f"matmul schedule {fields}: block_n is one of {BLOCK_NS}, block_m one of {BLOCK_MS}, "
                               f"stages in [1, 16], group_m >= 1, split_k in [1, {MAX_SPLIT_K}], cluster_m one of "
                               f"{CLUSTER_MS}")
+        if params.tma_operands not in (0, 1):
+            raise FusionError(f"matmul schedule {fields}: tma_operands is 0 (epilogue operands by vector loads) "
+                              "or 1 (full operands by TMA into their output's tile)")
         if params.cluster_m > 1 and params.split_k > 1:
             raise FusionError(f"matmul schedule {fields}: a split-K tile's splits run in CTAs of their own; "
                               "cluster_m > 1 needs split_k 1")
@@ -459,8 +491,11 @@ class _Matmul:
             columns = math.ceil(n / params.block_n) * params.block_n
             scratch = {"workspace": ("f32", (m, columns)), "flags": ("i32", (tiles,))}
             views["workspace"] = (m, columns)
+        by_tma = params.tma_operand_tiles()
         for j, kind in enumerate(params.operands):
-            if kind == "a":
+            if j in by_tma:
+                views[f"input{j}"] = (m, n)
+            elif kind == "a":
                 views[f"input{j}"] = (m, k)
             elif kind == "b":
                 views[f"input{j}"] = (n, k)

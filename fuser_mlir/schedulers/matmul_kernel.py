@@ -4,8 +4,9 @@ The kernel IR it writes (block_m x 2 consumer threads: a warpgroup per 64 tile r
 fuser-pipeline-mbarriers adds the producer warpgroup), for the tiles t = blockIdx.x + i * gridDim.x
 in grouped order:
 
-    for i in [0, my_tiles):
+    for i in [0, my_tiles) {nvasync.pipeline = {pipelined, stages 1}, with TMA-loaded operands}:
         (m0, n0) = the tile's origin
+        pipeline_load OPERAND[m0 : +block_m, n0 : +block_n] into its output's tile (role "operands")
         acc = for kt in [0, ceil(K / 64)) iter_args(acc = 0) {nvasync.pipeline = {warp_specialized}}:
             pipeline_load A[m0 : m0+block_m, 64 kt : +64] (role "a")
             pipeline_load B[n0 : n0+block_n, 64 kt : +64] (role "b"; b given [K, N]: block_n / 64
@@ -30,6 +31,29 @@ when it stores the box.
 
 Out-of-range rows and columns of a tail tile compute on clamped operand addresses (always in
 bounds) and are dropped by the TMA store.  The kernel writes no mbarrier, barrier, fence or wait.
+
+TMA-loaded epilogue operands (MatmulSchedule.tma_operand_tiles: a full [M, N] operand paired with
+an output of its dtype, unsplit tiles).  The operand's tile arrives by TMA in the output's smem
+tile -- the same boxes, so it costs no shared memory (a separate 64 KB tile would not fit beside
+three 48 KB stages and the output) -- and each thread reads its fragment pairs there before it
+writes its results to the same places (`tile_slot`: no thread reads another's).  The tile loop is
+a one-stage `pipelined` pipeline around the K loop (fuser-pipeline-mbarriers): the issuer loads
+tile i + 1's operands right after storing tile i, once the store has read the tile (the derived
+`wait_group.read`), and the consumers wait for them after the K loop, so the load overlaps it.
+Decision: the storing thread issues the load, not a producer warp of its own.  Only that thread
+knows when the store has read the tile; a producer warp would wait for it through one more
+(empty) barrier per tile.
+Why: the consumers run the epilogue while the tensor cores wait, and at 4096^3 every CTA reaches
+it at once, so its global loads arrive together; a probe reading the operand from shared memory
+without loading it (whatever the tile held) ran residual add in 217 us against 226 there.
+Measured (H100, Nsight Compute, clocks locked, 3 launches x 2 rounds, two machines): residual add
+at 4096^3 227-234 us by TMA against 226-233 by vector loads (`tma_operands` 0), silu(y) * gate
+230-236 against 234-243 (plain GEMM: 211-219); at 8192 x 10240 x 8192 2.00 against 2.01 ms and
+2.02 against 2.06.  So at 4096^3 the TMA load gives back most of what reading smem saves.  Not
+the issuer's wait.read right after its store: a racy probe without it ran the same (residual add
+226-233).  What the smem-only probe did not do is move the operand's bytes: every CTA still
+fetches its 64 KB tile at once, now at the start of the next tile's K loop.
+tools/bench_matmul.py --variants times both.
 
 The epilogue runs while the tensor cores wait (both consumer warpgroups hold one tile), so its
 instructions count: under Nsight Compute at 4096^3 (clocks locked) the plain GEMM (~150 epilogue
@@ -93,6 +117,7 @@ class _KernelBuilder:
         self.args = by_tensor
         self.scratch = {(p["scratch"], p["kind"]): a for p, a in zip(params, args) if "scratch" in p}
         self.kinds = {f"input{j}": k for j, k in enumerate(schedule.operands)}
+        self.tma_tiles = {f"input{j}": o for j, o in schedule.tma_operand_tiles().items()}    # tensor -> output
         self.dtypes = {f"input{j}": d for j, d in enumerate(schedule.in_dtypes)}
         sizes = [a for p, a in zip(params, args) if p["kind"] == "scalar"]
         self.sizes_i32 = sizes[:2]                      # M, N as the i32 kernel scalars
@@ -183,11 +208,17 @@ class _KernelBuilder:
         return loop.results[0]
 
     # --- the epilogue ------------------------------------------------------------------------------
-    def operand_pair(self, tensor, row, col):
+    def operand_pair(self, tensor, row, col, slot):
         """The compute-form values of epilogue operand `tensor` at (row, col) and (row, col + 1)
-        (global indices, clamped into the tensor)."""
+        (global indices, clamped into the tensor); a TMA-loaded one's from its output's tile in
+        shared memory at `slot` (the fragment pair's place there: `tile_slot`)."""
         kind, arg = self.kinds[tensor], self.args[tensor]
         dtype = self.dtypes[tensor]
+        if tensor in self.tma_tiles:
+            box, indices = self.tile_slot(self.out_boxes[self.tma_tiles[tensor]], dtype, *slot)
+            pair = vector.load(ir.VectorType.get([2], memory_type(dtype)), box, indices)
+            loaded = body.to_compute(pair, dtype)
+            return tuple(vector.extract(loaded, [], [e]) for e in range(2))
         if kind == "value":
             value = body.to_compute(arg, dtype)
             return value, value
@@ -220,13 +251,16 @@ class _KernelBuilder:
 
     def epilogue(self, values, dtypes, boxes, m0, n0, tid, wg_row):
         """Every fragment pair through `values` into the tile's smem boxes (swizzled): `values(first,
-        row, col)` gives, per stored tensor (of `dtypes`, into `boxes`), the two values of fragment
-        elements first + {0, 1} at global (row, col + {0, 1})."""
+        row, col, slot)` gives, per stored tensor (of `dtypes`, into `boxes`), the two values of
+        fragment elements first + {0, 1} at global (row, col + {0, 1}), `slot` their place in a tile
+        (`tile_slot`)."""
         def store(first, row, col, first_col, group_col, quad):
-            results = values(first, arith.addi(m0, row), arith.addi(n0, col))
+            slot = (row, first_col, group_col, quad)
+            results = values(first, arith.addi(m0, row), arith.addi(n0, col), slot)
             for o, dtype in enumerate(dtypes):
                 pair = vector.from_elements(ir.VectorType.get([2], results[o][0].type), results[o])
-                self.store_pair(boxes[o], dtype, body.to_memory(pair, dtype), row, first_col, group_col, quad)
+                box, indices = self.tile_slot(boxes[o], dtype, *slot)
+                vector.store(body.to_memory(pair, dtype), box, indices)
 
         self.each_pair(min(self.s.out_box_cols(d) for d in dtypes) // 8, tid, wg_row, store)
 
@@ -263,8 +297,9 @@ class _KernelBuilder:
         split tile's last split, the other splits' sum from the workspace) and the operands."""
         args = list(self.func.regions[0].blocks[0].arguments)
 
-        def values(first, row, col):
-            operands = {t: self.operand_pair(t, row, col) for t, kind in self.kinds.items() if kind not in MATMUL_OPERANDS}
+        def values(first, row, col, slot):
+            operands = {t: self.operand_pair(t, row, col, slot) for t, kind in self.kinds.items()
+                        if kind not in MATMUL_OPERANDS}
             sums = _elements(acc, first)
             if workspace_row_stride is not None:
                 sums = [arith.addf(a, w) for a, w in zip(sums, self.workspace_pair(row, col, workspace_row_stride))]
@@ -278,7 +313,7 @@ class _KernelBuilder:
 
     def partial_values(self, acc):
         """`values` of a split's partial tile: the accumulator elements themselves (f32)."""
-        return lambda first, row, col: [_elements(acc, first)]
+        return lambda first, row, col, slot: [_elements(acc, first)]
 
     def workspace_address(self, row, col, row_stride):
         """The workspace's f32 address of (row, col), the row clamped into M (the workspace has M
@@ -311,9 +346,11 @@ class _KernelBuilder:
 
         self.each_pair(self.s.out_box_cols("f32") // 8, tid, wg_row, clear)
 
-    def store_pair(self, boxes, dtype, pair, row, first_col: int, col, quad):
-        """Two adjacent elements at tile (row, first_col + col) into their swizzled box of `boxes`.
-        The box is static: a loop of column groups stays inside one box of every tensor."""
+    def tile_slot(self, boxes, dtype, row, first_col: int, col, quad):
+        """(box, indices) of two adjacent elements at tile (row, first_col + col) in their swizzled
+        box of `boxes`.  The box is static: a loop of column groups stays inside one box of every
+        tensor.  Stores and (TMA-loaded operands) loads of a pair compute it alike, so the sync
+        passes see each thread touch only its own elements."""
         cols = self.s.out_box_cols(dtype)
         chunk = 16 // DataType(dtype).itemsize            # elements per 16-byte chunk
         box = boxes[first_col // cols]
@@ -322,7 +359,7 @@ class _KernelBuilder:
         # (32 B); row % 8 == quad.
         shift = {128: 0, 64: 1, 32: 2}[self.s.box_swizzle(dtype)]
         swizzled = arith.xori(within, arith.muli(arith.shrui(quad, index(shift)), index(chunk)))
-        vector.store(pair, box, [row, swizzled])
+        return box, [row, swizzled]
 
     # --- the kernel --------------------------------------------------------------------------------
     def build(self):
@@ -343,12 +380,20 @@ class _KernelBuilder:
         wg_row = arith.muli(arith.divui(tid, index(128)), index(64))     # the consumer warpgroup's A rows
         my_units = arith.ceildivui(arith.subi(units, block), grid)
         loop = scf.ForOp(index(0), my_units, index(1))
+        if self.tma_tiles:      # the operands of tile i + 1 load while tile i's K loop runs
+            loop.operation.attributes["nvasync.pipeline"] = ir.Attribute.parse(
+                '{stages = 1 : i64, mode = "pipelined"}')
         with ir.InsertionPoint(loop.body):
             # A tile's splits are consecutive units (adjacent CTAs: their partials meet in L2).
             unit = arith.addi(block, arith.muli(loop.induction_variable, grid))
             if s.split_k == 1:
                 m0, n0 = self.tile_origin(unit)
                 m0 = m0 if rank is None else arith.addi(m0, rank)
+                for tensor, o in self.tma_tiles.items():
+                    cols = s.out_box_cols(self.dtypes[tensor])
+                    for b, box in enumerate(self.out_boxes[o]):
+                        nvasync.PipelineLoadOp(self.args[tensor], box, [m0, arith.addi(n0, i32(b * cols))],
+                                               role="operands")
                 acc = self.main_loop(m0, n0, wg_row, None, ktiles)
                 self.epilogue(self.fused_values(acc), s.out_dtypes, self.out_boxes, to_index(m0), to_index(n0),
                               tid, wg_row)

@@ -1,5 +1,6 @@
 // The matmul epilogue's arithmetic on a linear + silu(y) * gate fusion, the gate a full [M, N]
-// operand: its address is one 64-bit product per fragment row (row x N: M x N may pass 2^31
+// operand read by vector loads (`tma_operands = 0`; by default it arrives by TMA:
+// matmul_tma_operands.mlir): its address is one 64-bit product per fragment row (row x N: M x N may pass 2^31
 // elements), then per pair a 32-bit column clamped into the row (min.u32) and one widening
 // multiply-add; silu's sigmoid runs on the flush-to-zero ex2 and rcp approximations (one MUFU op
 // each in SASS; the IEEE-denormal forms add a range check and rescaling to every element).
@@ -8,7 +9,7 @@
 // RUN: %ptxas %t.ptx -o %t.cubin
 
 func.func @linear_silu_gate(%x: tensor<?x512xbf16>, %w: tensor<768x512xbf16>, %g: tensor<?x768xbf16>) -> tensor<?x768xbf16>
-    attributes {fusion.fusion} {
+    attributes {fusion.fusion, fusion.schedule = {scheduler = "matmul", tma_operands = 0}} {
   %y = "fusion.matmul"(%x, %w) {transpose_b = true} : (tensor<?x512xbf16>, tensor<768x512xbf16>) -> tensor<?x768xbf16>
   %s = "fusion.unary"(%y) {kind = "silu"} : (tensor<?x768xbf16>) -> tensor<?x768xbf16>
   %o = "fusion.binary"(%s, %g) {kind = "mul"} : (tensor<?x768xbf16>, tensor<?x768xbf16>) -> tensor<?x768xbf16>

@@ -60,6 +60,11 @@ EPILOGUES = {
     "two-outputs": ((1,), lambda fd, y, b: (fd.add_output(fd.ops.add(y, b)),
                                              fd.add_output(fd.ops.relu(fd.ops.add(y, b))))),
     "scalar-f32": (("scalar",), lambda fd, y, s: fd.add_output(fd.ops.cast(fd.ops.mul(y, s), DataType.Float))),
+    # two full operands, one output: the gate arrives by TMA in the output's tile, the residual by
+    # vector loads (one tile per output dtype)
+    "residual-gate-3": ((2, 2), lambda fd, y, r, g: (fd.add_output(fd.ops.add(y, r)), fd.add_output(fd.ops.mul(y, g)),
+                                                    fd.add_output(fd.ops.silu(y)))),
+    "gate-residual": ((2, 2), lambda fd, y, g, r: fd.add_output(fd.ops.add(fd.ops.mul(fd.ops.silu(y), g), r))),
 }
 
 
@@ -188,6 +193,23 @@ for name, kind, dtype, layout, (m, n, k), schedule in [
     CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
                   lambda dev, kd=kind, d=dtype, s=(m, n, k), bl=layout: linear_inputs(kd, d, *s, dev, bl),
                   {"scheduler": "matmul", "cluster_m": 2, **schedule}))
+# Full epilogue operands by TMA into their output's smem tile, one tile ahead (tma_operands, the
+# heuristic's default; the other cases with a full operand take it too): ~2 tiles a CTA with one K
+# tile each (the load barely overlaps), 64- and 32-byte output boxes (160, 144), 64-row tiles, b
+# [K, N], two operands each in its own output's tile beside a third output; and vector loads.
+for name, kind, layout, (m, n, k), schedule in [
+        ("tma-silu-gate-many-tiles", "silu-gate", "nk", (4096, 2048, 64), {}),
+        ("tma-silu-gate-bn160-ragged", "silu-gate", "nk", SHAPES["ragged"], {"block_n": 160}),
+        ("tma-gate-residual-bn144-ragged", "gate-residual", "nk", (333, 600, 200), {"block_n": 144}),
+        ("tma-silu-gate-bm64-waves", "silu-gate", "nk", SHAPES["waves"], {"block_m": 64, "split_k": 1}),
+        ("tma-kn-gate-residual-waves", "gate-residual", "kn", SHAPES["waves"], {}),
+        ("tma-residual-gate-three-outputs", "residual-gate-3", "nk", SHAPES["ragged"], {}),
+        ("vector-silu-gate-waves", "silu-gate", "nk", SHAPES["waves"], {"tma_operands": 0})]:
+    extra, epilogue = EPILOGUES[kind]
+    op = "linear" if layout == "nk" else "matmul"
+    CASES.append((name, lambda e=epilogue, x=extra, o=op: linear(BF16, e, x, o),
+                  lambda dev, kd=kind, s=(m, n, k), bl=layout: linear_inputs(kd, BF16, *s, dev, bl),
+                  {"scheduler": "matmul", **schedule}))
 # The heuristic's 64-row tiles where 128 wide would exceed a wave: 2 x 64 tiles of 64 x 160, the
 # second tile row 32 rows deep.
 CASES.append(("skinny-heuristic-bias-gelu-bn160", lambda: linear(BF16, EPILOGUES["bias-gelu"][1], (1,)),
