@@ -116,16 +116,17 @@ def run(module_op, pass_) -> None:
         pass_.signal_pass_failure()
 
 
-def _first_pipelined_loop(func):
+def _first_pipelined_loop(root):
+    """The outermost-first pipelined loop inside `root` (not `root` itself), or None."""
     found = []
 
     def visit(op):
-        if _pipelined(op):
+        if op != root and _pipelined(op):
             found.append(op)
             return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
 
-    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
     return found[0] if found else None
 
 
@@ -251,7 +252,7 @@ class _Pipeline:
             raise PipelineError(nested[0], "a pipelined loop's loads are nvasync.pipeline_load ops directly in "
                                            "its body (or in a pipelined loop nested in it), with no mbarrier "
                                            "protocol of their own")
-        if _nested_pipelined(loop) and (self.options.mode != "pipelined" or self.options.stages != 1):
+        if _first_pipelined_loop(loop) is not None and (self.options.mode != "pipelined" or self.options.stages != 1):
             raise PipelineError(loop, "a pipelined loop around another runs mode 'pipelined' with stages = 1 "
                                       "(loads once per iteration, e.g. per output tile, while the inner "
                                       "loop streams)")
@@ -692,15 +693,6 @@ def _touches(op, ranges) -> bool:
     op.operation.walk(lambda o: hit.append(o) or ir.WalkResult.INTERRUPT if any(overlaps(v) for v in o.operands)
                       else ir.WalkResult.ADVANCE)
     return bool(hit)
-
-
-def _nested_pipelined(loop) -> list:
-    found = []
-    for block in loop.regions[0].blocks:
-        for op in block.operations:
-            op.operation.walk(lambda o: found.append(o) or ir.WalkResult.ADVANCE if _pipelined(o)
-                              else ir.WalkResult.ADVANCE)
-    return found
 
 
 def _inside(op, ancestor) -> bool:
