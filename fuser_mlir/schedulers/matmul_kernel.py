@@ -67,6 +67,14 @@ Tried and not kept (two alternating runs each, H100): an L2 prefetch of the full
 lines before the K loop (4096^3 and 8192 x 10240 x 8192: no change beyond the runs' +-5 %), and
 for split-K a bulk L2 prefetch of the tile's workspace rows and semaphore by the last split before
 its K loop (seven skinny shapes: all within 0.25 us, 64 x 2112 x 7168 20.8 us both ways).
+Nor (Nsight Compute, clocks locked, two rounds): an L2 prefetch of the next tile's operand boxes
+(`cp.async.bulk.prefetch.tensor`) by the issuer at K step 0, K / 2, or one box at each fifth of
+the K loop: residual add at 4096^3 229-233 us against 229-234 without, silu(y) * gate 234-242
+against 235-236.  Where the time goes instead (ncu source counters, 4096^3): the consumers' waits
+on the A and B stages' `full` barriers take 11 % of the warp stall samples with the TMA-loaded
+operand, 6 % in the plain GEMM and 5 % with vector loads (which pay in the epilogue's global
+loads instead).  So the operand's 64 KB load, landing as the next K loop starts, delays that
+loop's stage loads -- whether it hits L2 or not.
 
 Clusters (cluster_m = 2): the CTAs of a cluster take adjacent tile rows of one tile column (a
 cluster's work unit is a tile of cluster_m x block_m rows in the grouped order, over
