@@ -1,0 +1,36 @@
+"""tools/ncu_matmul.py's reading of Nsight Compute's CSV: kernels summed per launch of their NVTX range."""
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import ncu_matmul  # noqa: E402
+
+HEAD = ('"ID","Process ID","Process Name","Host Name","thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:'
+        'Msg_Type:Msg","Id:Domain:Start/Stop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg","Kernel Name",'
+        '"Metric Name","Metric Unit","Metric Value"')
+
+
+def kernel(label, name, ns):
+    ranges = f'""<default domain>:{label}:none:none:none:none:none:none""' if label else ""
+    return f'"0","1","python3","host","{ranges}","","{name}","gpu__time_duration.sum","ns","{ns:,}"'
+
+
+def test_sums_each_launch_of_a_range():
+    lines = ["==PROF== Connected", HEAD, kernel(None, "randn", 999)]
+    for r in range(ncu_matmul.ROUNDS):
+        lines.append(kernel("plain 8x8x8|fuser_mlir", "plain 8x8x8|fuser_mlir/matmul", 1000 + r))
+        lines.append(kernel("bias+gelu 8x8x8|torch_eager", "nvjet", 2000))
+        lines.append(kernel("bias+gelu 8x8x8|torch_eager", "gelu", 500 + 10 * r))
+    times = ncu_matmul.kernel_times(lines)
+    assert times["plain 8x8x8"]["fuser_mlir"] == pytest.approx([1.0 + r / 1e3 for r in range(ncu_matmul.ROUNDS)])
+    assert times["bias+gelu 8x8x8"]["torch_eager"] == pytest.approx(
+        [2.5 + r / 1e2 for r in range(ncu_matmul.ROUNDS)])
+    assert set(times) == {"plain 8x8x8", "bias+gelu 8x8x8"}
+
+
+def test_uneven_rounds_are_an_error():
+    lines = [HEAD] + [kernel("plain 8x8x8|cublas", "nvjet", 1000)] * (ncu_matmul.ROUNDS + 1)
+    with pytest.raises(ValueError, match="plain 8x8x8|cublas"):
+        ncu_matmul.kernel_times(lines)

@@ -1,0 +1,162 @@
+"""Matmul kernel durations under Nsight Compute: bench_matmul's plain and fused rows, per system.
+
+Why beside bench_matmul.py: its CUDA-event timings of back-to-back calls move up to +-10 % between
+rounds at 4096^3 on the H100 (clock and power), so a few percent between two kernels cannot be read
+from them.  Here every launch is one Nsight Compute measurement (`gpu__time_duration`, at the
+clocks the GPU picks: `--clock-control none`; L2 flushed before each kernel), which repeats within
+about 1 %; the price is that each kernel runs alone on an idle GPU (boost clocks, no power limit
+reached), so the numbers are each kernel's best, not a sustained rate, and host cost is not in
+them.  A system's time is the sum of the kernels it launches (torch eager's bias+gelu is the
+cuBLAS GEMM plus an elementwise kernel; torch.compile's residual add is one cuBLAS GEMM adding C).
+
+Systems: plain rows (bench_matmul.PLAIN_SHAPES, [N, K] weights): fuser_mlir's heuristic schedule and
+cuBLAS (`x @ w.t()`); fused rows (EPILOGUE_SHAPES): fuser_mlir, its full operands by vector loads
+(`tma_operands` 0) where a fusion has one, torch eager and torch.compile.  Each is launched
+ROUNDS times inside an NVTX range `row|system` that names its kernels; the median of the rounds
+is kept.
+
+    # here (MLIR available): FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/ncu_matmul.py --build
+    # on the H100, from tools/: FUSER_MLIR_CACHE_DIR=... FUSER_MLIR_OFFLINE=1 python3 ncu_matmul.py --json out.json
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+import bench_matmul as bm
+from timing import bench_arguments, save
+
+ROUNDS = 3
+NCU_METRIC = "gpu__time_duration.sum"
+
+
+def systems(name):
+    """{system: schedule} of fuser_mlir's launches in row `name` (torch's are added at launch)."""
+    out = {"fuser_mlir": None}
+    if name != "plain" and bm.full_operand(name):
+        out["vector loads"] = bm.VECTOR_LOADS
+    return out
+
+
+def rows(only):
+    return [("plain", s) for s in bm.PLAIN_SHAPES if only is None or "plain" in only] + \
+        [(name, s) for name in bm.FUSIONS if name not in ("plain", bm.KN) and (only is None or name in only)
+         for s in bm.EPILOGUE_SHAPES]
+
+
+def launch(only) -> None:
+    """The launches Nsight Compute measures (run under it)."""
+    import torch
+
+    fds = {name: spec[0]() for name, spec in bm.FUSIONS.items()}
+    for name, (m, n, k) in rows(only):
+        fd, eager = fds[name], bm.FUSIONS[name][1]
+        xs = bm.inputs(name, m, n, k, "cuda")
+        timed = {system: (lambda s=s: fd.execute(xs, schedule=s)) for system, s in systems(name).items()}
+        if name == "plain":
+            timed["cublas"] = lambda: eager(*xs)
+        else:
+            compiled = torch.compile(eager)
+            compiled(*xs)                       # compiled outside the measured ranges
+            timed.update({"torch_eager": lambda: eager(*xs), "torch_compile": lambda: compiled(*xs)})
+        for fn in timed.values():               # warm: caches, the C++ call, cuBLAS's heuristics
+            fn()
+        for _ in range(ROUNDS):
+            for system, fn in timed.items():
+                torch.cuda.nvtx.range_push(f"{name} {m}x{n}x{k}|{system}")
+                fn()
+                torch.cuda.nvtx.range_pop()
+        torch.cuda.synchronize()
+        del xs
+
+
+def ncu_binary() -> str:
+    found = os.environ.get("NCU") or shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+    if not os.path.exists(found):
+        sys.exit(f"ncu_matmul: Nsight Compute's ncu not found (tried {found}); set NCU=/path/to/ncu")
+    return found
+
+
+def measure(only) -> dict:
+    """{row: {system: [us per round]}} from one Nsight Compute run of `launch`."""
+    command = [ncu_binary(), "--clock-control", "none", "--nvtx", "--print-nvtx-rename", "kernel",
+               "--metrics", NCU_METRIC, "--csv", sys.executable, os.path.abspath(__file__), "--launch"]
+    command += ["--fusions", ",".join(sorted(only))] if only else []
+    done = subprocess.run(command, capture_output=True, text=True)
+    times = kernel_times(done.stdout.splitlines())
+    if done.returncode or not times:
+        sys.exit(f"ncu_matmul: the Nsight Compute run failed (rc {done.returncode}):\n{done.stdout[-3000:]}"
+                 f"\n{done.stderr[-3000:]}")
+    return times
+
+
+def kernel_times(lines) -> dict:
+    """{row: {system: [us per round]}} from the CSV lines of `ncu --csv --print-nvtx-rename kernel`:
+    each kernel's duration, summed per launch of the NVTX range `row|system` it ran in."""
+    table = list(csv.reader(line for line in lines if line.startswith('"')))
+    if not table:
+        return {}
+    head = table[0]
+    ranges = next(i for i, h in enumerate(head) if h.startswith("thread Domain:Push/Pop_Range"))
+    value = head.index("Metric Value")
+    kernels: dict = {}
+    for record in table[1:]:
+        label = record[ranges].split("<default domain>:", 1)[-1].split(":none", 1)[0]
+        if "|" in label:
+            row, system = label.rsplit("|", 1)
+            kernels.setdefault(row, {}).setdefault(system, []).append(float(record[value].replace(",", "")) / 1e3)
+    # A system's launch is the same kernels every round: split its list into ROUNDS equal runs.
+    uneven = [f"{row}|{system}" for row, per in kernels.items() for system, times in per.items() if len(times) % ROUNDS]
+    if uneven:
+        raise ValueError(f"kernels measured in {', '.join(uneven)} do not split into {ROUNDS} equal rounds")
+    return {row: {system: [sum(times[r * len(times) // ROUNDS:(r + 1) * len(times) // ROUNDS]) for r in range(ROUNDS)]
+                  for system, times in per.items()}
+            for row, per in kernels.items()}
+
+
+def main():
+    parser = bench_arguments(__doc__)
+    parser.add_argument("--fusions", help=f"only these rows, comma-separated, of: {', '.join(bm.FUSIONS)}")
+    parser.add_argument("--launch", action="store_true", help="(internal) the launches ncu measures")
+    args = parser.parse_args()
+    only = set(args.fusions.split(",")) if args.fusions else None
+    if args.build:
+        fds = {name: spec[0]() for name, spec in bm.FUSIONS.items()}
+        for name, (m, n, k) in rows(only):
+            for s in systems(name).values():
+                fds[name].compile(bm.inputs(name, m, n, k, "meta"), schedule=s)
+            print("built", name, m, n, k, flush=True)
+        return
+    if args.launch:
+        launch(only)
+        return
+    import torch
+
+    results = {"device": torch.cuda.get_device_name(), "method": "Nsight Compute gpu__time_duration, "
+               f"--clock-control none, median of {ROUNDS} launches (us)", "rows": []}
+    ratios = {}
+    for row, per in measure(only).items():
+        us = {system: statistics.median(times) for system, times in per.items()}
+        entry = {"row": row, "us": us, "rounds_us": per}
+        base = [s for s in ("cublas", "torch_eager", "torch_compile") if s in us]
+        entry.update({f"vs_{s}": us[s] / us["fuser_mlir"] for s in base})
+        for s in base:
+            ratios.setdefault((row.split(" ")[0] == "plain", s), []).append(entry[f"vs_{s}"])
+        results["rows"].append(entry)
+        print(f"{row:30s} " + "  ".join(f"{s} {t:8.1f}" for s, t in us.items())
+              + "  " + "  ".join(f"vs {s} {entry[f'vs_{s}']:.3f}x" for s in base), flush=True)
+    plain = ratios.get((True, "cublas"))
+    if plain:
+        results["plain_geomean_vs_cublas"] = math.exp(statistics.fmean(math.log(r) for r in plain))
+        results["plain_min_vs_cublas"] = min(plain)
+        print(f"plain vs cuBLAS: geomean {results['plain_geomean_vs_cublas']:.3f}x, min {min(plain):.3f}x")
+    save(results, args.json)
+
+
+if __name__ == "__main__":
+    main()
