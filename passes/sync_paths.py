@@ -76,6 +76,8 @@ class PathOp:
 class Path:
     ops: list             # PathOp, in execution order
     b_side: list          # (block, op) where the path enters each block on B's side, outermost first
+    first_role: object    # the first warp role of b_side[0]'s block after A, before B's op there,
+    #                       when A precedes every role between them (is not in one); else None
 
 
 def find_path(a, b) -> Path | None:
@@ -96,7 +98,9 @@ def find_path(a, b) -> Path | None:
         ops += _span(order[pos_a + 1:pos_b], False, ends, 0)
         for blk, inner in reversed(chain_b[:k_b]):
             ops += _head(blk, inner, False, ends, 0)
-        return Path(ops, list(reversed(chain_b[:k_b + 1])))
+        roles = [op for op in order[pos_a + 1:pos_b] if op.name == "nvasync.warp_role"]
+        first_role = roles[0] if roles and top_a.name != "nvasync.warp_role" else None
+        return Path(ops, list(reversed(chain_b[:k_b + 1])), first_role)
     # Loop-carried: climb to the innermost scf.for body holding both.
     k = k_a
     while k < len(chain_a) and chain_a[k][0].owner.operation.name != "scf.for":
@@ -111,7 +115,7 @@ def find_path(a, b) -> Path | None:
     ops += _head(loop_block, chain_b[kb][1], True, ends, 1)
     for blk, inner in reversed(chain_b[:kb]):
         ops += _head(blk, inner, True, ends, 1)
-    return Path(ops, list(reversed(chain_b[:kb + 1])))
+    return Path(ops, list(reversed(chain_b[:kb + 1])), None)
 
 
 @dataclass
@@ -199,7 +203,10 @@ def insertion_point(path: Path, accept) -> tuple | None:
     """(block, op) to insert before: the deepest block on B's side, entered through scf.ifs and
     warp roles (never a loop that does not hold A), whose threads `accept` takes (it is given the
     Threads reaching the block).  None when not even the innermost block holding both ends is
-    acceptable: every point between them lies there or deeper."""
+    acceptable: every point between them lies there or deeper.  In the block holding both, when A
+    runs before the warp roles that come between them there, the point is before the first role,
+    not after one: the roles of a block run concurrently, and a barrier after one would hold the
+    others' warps until it ends (serialized, or a deadlock where that role waits on them)."""
     if not accept(threads_of(path.b_side[0][1])):
         return None
     point = path.b_side[0]
@@ -207,4 +214,6 @@ def insertion_point(path: Path, accept) -> tuple | None:
         if blk.owner.operation.name not in ("scf.if", "nvasync.warp_role") or not accept(threads_of(inner)):
             break
         point = (blk, inner)
+    if point == path.b_side[0] and path.first_role is not None:
+        point = (point[0], path.first_role)
     return point
