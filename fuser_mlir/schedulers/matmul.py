@@ -36,9 +36,10 @@ stores whole boxes; b [K, N] keeps 64-column boxes and so takes widths that are 
 Heuristic (`choose_schedule`): for each block_n in BLOCK_NS, as many stages as fit beside the
 output tiles (up to 6; storing a tile in two halves through half the memory, which fits a fourth
 stage at 128 x 256, ran no faster: Nsight Compute at boost clocks, 4096^3 178.2-179.7 us against
-178.6-180.5, 8192^3 1370-1380 against 1354-1365, where cuBLAS took 174.8-175.4 and 1366-1371); the estimated time is waves of tiles over the SMs (SMS, the H100 SXM's
-132) x block_n x the per-column cost of that width (TILE_COST, ONE_GROUP_TILE_COST unsplit where one
-raster group holds every tile row; 2 stages cost TWO_STAGE_COST);
+178.6-180.5, 8192^3 1370-1380 against 1354-1365, where cuBLAS took 174.8-175.4 and 1366-1371);
+the estimated time is waves of tiles over the SMs (SMS, the H100 SXM's 132) x block_n x the
+per-column cost of that width (TILE_COST, ONE_GROUP_TILE_COST unsplit where one raster group holds
+every tile row; 2 stages cost TWO_STAGE_COST);
 the cheapest wins, ties to the wider tile.  Wave quantization decides narrow problems: N = 2112
 in 192-wide tiles is 11 columns of tiles, not 8.25.  When the tiles leave at least half the SMs
 idle (at most SMS / 2), split-K counts 1..min(32, K tiles) are weighed too (measured on the H100:
