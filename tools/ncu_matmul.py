@@ -11,9 +11,10 @@ cuBLAS GEMM plus an elementwise kernel; torch.compile's residual add is one cuBL
 
 Systems: plain rows (bench_matmul.PLAIN_SHAPES, [N, K] weights): fuser_mlir's heuristic schedule and
 cuBLAS (`x @ w.t()`); fused rows (EPILOGUE_SHAPES): fuser_mlir, its full operands by vector loads
-(`tma_operands` 0) where a fusion has one, torch eager and torch.compile.  Each is launched
-ROUNDS times inside an NVTX range `row|system` that names its kernels; the median of the rounds
-is kept.
+(`tma_operands` 0) where a fusion has one, torch eager and torch.compile; `--variants` adds each
+plain row's schedule with every tile width, clusters of 2 and group_m 4 and 16 forced.  Each is
+launched ROUNDS times inside an NVTX range `row|system` that names its kernels; the median of the
+rounds is kept.
 
     # here (MLIR available): FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/ncu_matmul.py --build
     # on the H100, from tools/: FUSER_MLIR_CACHE_DIR=... FUSER_MLIR_OFFLINE=1 python3 ncu_matmul.py --json out.json
@@ -35,11 +36,17 @@ ROUNDS = 3
 NCU_METRIC = "gpu__time_duration.sum"
 
 
-def systems(name):
-    """{system: schedule} of fuser_mlir's launches in row `name` (torch's are added at launch)."""
+def systems(name, variants=False):
+    """{system: schedule} of fuser_mlir's launches in row `name` (torch's are added at launch);
+    `variants`: a plain row's schedule with each tile width, in clusters of 2 and with group_m 4
+    and 16 forced (the heuristic deciding the rest; the heuristic's own choice is timed twice)."""
     out = {"fuser_mlir": None}
     if name != "plain" and bm.full_operand(name):
         out["vector loads"] = bm.VECTOR_LOADS
+    if name == "plain" and variants:
+        out.update({f"block_n={w}": bm.variant(w) for w in bm.BLOCK_NS})
+        out["cluster_m=2"] = bm.CLUSTER_VARIANTS["cluster_m=2"]
+        out.update({f"group_m={g}": {"scheduler": "matmul", "group_m": g} for g in (4, 16)})
     return out
 
 
@@ -49,7 +56,7 @@ def rows(only):
          for s in bm.EPILOGUE_SHAPES]
 
 
-def launch(only) -> None:
+def launch(only, variants) -> None:
     """The launches Nsight Compute measures (run under it)."""
     import torch
 
@@ -57,7 +64,7 @@ def launch(only) -> None:
     for name, (m, n, k) in rows(only):
         fd, eager = fds[name], bm.FUSIONS[name][1]
         xs = bm.inputs(name, m, n, k, "cuda")
-        timed = {system: (lambda s=s: fd.execute(xs, schedule=s)) for system, s in systems(name).items()}
+        timed = {system: (lambda s=s: fd.execute(xs, schedule=s)) for system, s in systems(name, variants).items()}
         if name == "plain":
             timed["cublas"] = lambda: eager(*xs)
         else:
@@ -82,11 +89,11 @@ def ncu_binary() -> str:
     return found
 
 
-def measure(only) -> dict:
+def measure(only, variants) -> dict:
     """{row: {system: [us per round]}} from one Nsight Compute run of `launch`."""
     command = [ncu_binary(), "--clock-control", "none", "--nvtx", "--print-nvtx-rename", "kernel",
                "--metrics", NCU_METRIC, "--csv", sys.executable, os.path.abspath(__file__), "--launch"]
-    command += ["--fusions", ",".join(sorted(only))] if only else []
+    command += (["--fusions", ",".join(sorted(only))] if only else []) + (["--variants"] if variants else [])
     done = subprocess.run(command, capture_output=True, text=True)
     times = kernel_times(done.stdout.splitlines())
     if done.returncode or not times:
@@ -122,34 +129,42 @@ def kernel_times(lines) -> dict:
 def main():
     parser = bench_arguments(__doc__)
     parser.add_argument("--fusions", help=f"only these rows, comma-separated, of: {', '.join(bm.FUSIONS)}")
+    parser.add_argument("--variants", action="store_true", help="also each plain row's tile widths, clusters of 2 "
+                                                                   "and group_m 4 and 16 (systems())")
     parser.add_argument("--launch", action="store_true", help="(internal) the launches ncu measures")
     args = parser.parse_args()
     only = set(args.fusions.split(",")) if args.fusions else None
     if args.build:
         fds = {name: spec[0]() for name, spec in bm.FUSIONS.items()}
         for name, (m, n, k) in rows(only):
-            for s in systems(name).values():
+            for s in systems(name, args.variants).values():
                 fds[name].compile(bm.inputs(name, m, n, k, "meta"), schedule=s)
             print("built", name, m, n, k, flush=True)
         return
     if args.launch:
-        launch(only)
+        launch(only, args.variants)
         return
     import torch
 
     results = {"device": torch.cuda.get_device_name(), "method": "Nsight Compute gpu__time_duration, "
                f"--clock-control none, median of {ROUNDS} launches (us)", "rows": []}
     ratios = {}
-    for row, per in measure(only).items():
+    for row, per in measure(only, args.variants).items():
         us = {system: statistics.median(times) for system, times in per.items()}
         entry = {"row": row, "us": us, "rounds_us": per}
         base = [s for s in ("cublas", "torch_eager", "torch_compile") if s in us]
         entry.update({f"vs_{s}": us[s] / us["fuser_mlir"] for s in base})
+        ours = {s: t for s, t in us.items() if s not in ("cublas", "torch_eager", "torch_compile")}
+        if len(ours) > 1:       # the heuristic's schedule against the fastest of fuser_mlir's
+            entry["fastest"] = min(ours, key=ours.get)
+            entry["heuristic_vs_fastest"] = ours[entry["fastest"]] / us["fuser_mlir"]
         for s in base:
             ratios.setdefault((row.split(" ")[0] == "plain", s), []).append(entry[f"vs_{s}"])
         results["rows"].append(entry)
         print(f"{row:30s} " + "  ".join(f"{s} {t:8.1f}" for s, t in us.items())
-              + "  " + "  ".join(f"vs {s} {entry[f'vs_{s}']:.3f}x" for s in base), flush=True)
+              + "  " + "  ".join(f"vs {s} {entry[f'vs_{s}']:.3f}x" for s in base)
+              + (f"  fastest {entry['fastest']} ({entry['heuristic_vs_fastest']:.3f}x)" if "fastest" in entry else ""),
+              flush=True)
     plain = ratios.get((True, "cublas"))
     if plain:
         results["plain_geomean_vs_cublas"] = math.exp(statistics.fmean(math.log(r) for r in plain))
