@@ -9,12 +9,12 @@ reached), so the numbers are each kernel's best, not a sustained rate, and host 
 them.  A system's time is the sum of the kernels it launches (torch eager's bias+gelu is the
 cuBLAS GEMM plus an elementwise kernel; torch.compile's residual add is one cuBLAS GEMM adding C).
 
-Systems: plain rows (bench_matmul.PLAIN_SHAPES, [N, K] weights): fuser_mlir's heuristic schedule and
-cuBLAS (`x @ w.t()`); fused rows (EPILOGUE_SHAPES): fuser_mlir, its full operands by vector loads
-(`tma_operands` 0) where a fusion has one, torch eager and torch.compile; `--variants` adds each
-plain row's schedule with every tile width, clusters of 2 and group_m 4 and 16 forced.  Each is
-launched ROUNDS times inside an NVTX range `row|system` that names its kernels; the median of the
-rounds is kept.
+Systems: plain rows (bench_matmul.PLAIN_SHAPES, [N, K] weights; KN_SHAPES with b given [K, N]):
+fuser_mlir's heuristic schedule and cuBLAS (`x @ w.t()`, `a @ b`); fused rows (EPILOGUE_SHAPES):
+fuser_mlir, its full operands by vector loads (`tma_operands` 0) where a fusion has one, torch
+eager and torch.compile; `--variants` adds each plain row's schedule with every tile width,
+clusters of 2 and group_m 4 and 16 forced.  Each is launched ROUNDS times inside an NVTX range
+`row|system` that names its kernels; the median of the rounds is kept.
 
     # here (MLIR available): FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/ncu_matmul.py --build
     # on the H100, from tools/: FUSER_MLIR_CACHE_DIR=... FUSER_MLIR_OFFLINE=1 python3 ncu_matmul.py --json out.json
@@ -51,7 +51,8 @@ def systems(name, variants=False):
 
 
 def rows(only):
-    return [("plain", s) for s in bm.PLAIN_SHAPES if only is None or "plain" in only] + \
+    return [(name, s) for name, shapes in (("plain", bm.PLAIN_SHAPES), (bm.KN, bm.KN_SHAPES))
+            if only is None or name in only for s in shapes] + \
         [(name, s) for name in bm.FUSIONS if name not in ("plain", bm.KN) and (only is None or name in only)
          for s in bm.EPILOGUE_SHAPES]
 
@@ -65,7 +66,7 @@ def launch(only, variants) -> None:
         fd, eager = fds[name], bm.FUSIONS[name][1]
         xs = bm.inputs(name, m, n, k, "cuda")
         timed = {system: (lambda s=s: fd.execute(xs, schedule=s)) for system, s in systems(name, variants).items()}
-        if name == "plain":
+        if name in ("plain", bm.KN):
             timed["cublas"] = lambda: eager(*xs)
         else:
             compiled = torch.compile(eager)
@@ -159,17 +160,18 @@ def main():
             entry["fastest"] = min(ours, key=ours.get)
             entry["heuristic_vs_fastest"] = ours[entry["fastest"]] / us["fuser_mlir"]
         for s in base:
-            ratios.setdefault((row.split(" ")[0] == "plain", s), []).append(entry[f"vs_{s}"])
+            ratios.setdefault((row.split(" ")[0], s), []).append(entry[f"vs_{s}"])
         results["rows"].append(entry)
         print(f"{row:30s} " + "  ".join(f"{s} {t:8.1f}" for s, t in us.items())
               + "  " + "  ".join(f"vs {s} {entry[f'vs_{s}']:.3f}x" for s in base)
               + (f"  fastest {entry['fastest']} ({entry['heuristic_vs_fastest']:.3f}x)" if "fastest" in entry else ""),
               flush=True)
-    plain = ratios.get((True, "cublas"))
-    if plain:
-        results["plain_geomean_vs_cublas"] = math.exp(statistics.fmean(math.log(r) for r in plain))
-        results["plain_min_vs_cublas"] = min(plain)
-        print(f"plain vs cuBLAS: geomean {results['plain_geomean_vs_cublas']:.3f}x, min {min(plain):.3f}x")
+    for name, key in (("plain", "plain"), (bm.KN, "kn")):
+        found = ratios.get((name, "cublas"))
+        if found:
+            results[f"{key}_geomean_vs_cublas"] = math.exp(statistics.fmean(math.log(r) for r in found))
+            results[f"{key}_min_vs_cublas"] = min(found)
+            print(f"{name} vs cuBLAS: geomean {results[f'{key}_geomean_vs_cublas']:.3f}x, min {min(found):.3f}x")
     save(results, args.json)
 
 
