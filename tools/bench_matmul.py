@@ -219,13 +219,19 @@ def main():
               + f"  err {row['max_rel_err']:.1e}  bn {row['schedule']['block_n']} st {row['schedule']['stages']}",
               flush=True)
         del xs, ours, want
+    vs_cublas_summary(results, lambda name: [r["vs_cublas"] for r in results["rows"] if r["fusion"] == name])
+    save(results, args.json)
+
+
+def vs_cublas_summary(results, ratios_of) -> None:
+    """Geomean and min over the plain and the [K, N] rows of their ratios to cuBLAS
+    (`ratios_of(fusion name)`), into `results` and printed."""
     for name, key in (("plain", "plain"), (KN, "kn")):
-        ratios = [r["vs_cublas"] for r in results["rows"] if r["fusion"] == name]
+        ratios = ratios_of(name)
         if ratios:
             results[f"{key}_geomean_vs_cublas"] = math.exp(sum(map(math.log, ratios)) / len(ratios))
             results[f"{key}_min_vs_cublas"] = min(ratios)
             print(f"{name} vs cuBLAS: geomean {results[f'{key}_geomean_vs_cublas']:.3f}, min {min(ratios):.3f}")
-    save(results, args.json)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Matmul kernel durations under Nsight Compute: bench_matmul's plain and fused rows, per system.
+"""Matmul kernel durations under Nsight Compute: bench_matmul's plain, [K, N] and fused rows, per system.
 
 Why beside bench_matmul.py: its CUDA-event timings of back-to-back calls move up to +-10 % between
 rounds at 4096^3 on the H100 (clock and power), so a few percent between two kernels cannot be read
@@ -22,7 +22,6 @@ clusters of 2 and group_m 4 and 16 forced.  Each is launched ROUNDS times inside
 from __future__ import annotations
 
 import csv
-import math
 import os
 import shutil
 import statistics
@@ -34,6 +33,7 @@ from timing import bench_arguments, save
 
 ROUNDS = 3
 NCU_METRIC = "gpu__time_duration.sum"
+REFERENCES = ("cublas", "torch_eager", "torch_compile")     # the systems fuser_mlir is compared with
 
 
 def systems(name, variants=False):
@@ -149,29 +149,21 @@ def main():
 
     results = {"device": torch.cuda.get_device_name(), "method": "Nsight Compute gpu__time_duration, "
                f"--clock-control none, median of {ROUNDS} launches (us)", "rows": []}
-    ratios = {}
     for row, per in measure(only, args.variants).items():
         us = {system: statistics.median(times) for system, times in per.items()}
-        entry = {"row": row, "us": us, "rounds_us": per}
-        base = [s for s in ("cublas", "torch_eager", "torch_compile") if s in us]
+        entry = {"row": row, "fusion": row.split(" ")[0], "us": us, "rounds_us": per}
+        base = [s for s in REFERENCES if s in us]
         entry.update({f"vs_{s}": us[s] / us["fuser_mlir"] for s in base})
-        ours = {s: t for s, t in us.items() if s not in ("cublas", "torch_eager", "torch_compile")}
+        ours = {s: t for s, t in us.items() if s not in REFERENCES}
         if len(ours) > 1:       # the heuristic's schedule against the fastest of fuser_mlir's
             entry["fastest"] = min(ours, key=ours.get)
             entry["heuristic_vs_fastest"] = ours[entry["fastest"]] / us["fuser_mlir"]
-        for s in base:
-            ratios.setdefault((row.split(" ")[0], s), []).append(entry[f"vs_{s}"])
         results["rows"].append(entry)
         print(f"{row:30s} " + "  ".join(f"{s} {t:8.1f}" for s, t in us.items())
               + "  " + "  ".join(f"vs {s} {entry[f'vs_{s}']:.3f}x" for s in base)
               + (f"  fastest {entry['fastest']} ({entry['heuristic_vs_fastest']:.3f}x)" if "fastest" in entry else ""),
               flush=True)
-    for name, key in (("plain", "plain"), (bm.KN, "kn")):
-        found = ratios.get((name, "cublas"))
-        if found:
-            results[f"{key}_geomean_vs_cublas"] = math.exp(statistics.fmean(math.log(r) for r in found))
-            results[f"{key}_min_vs_cublas"] = min(found)
-            print(f"{name} vs cuBLAS: geomean {results[f'{key}_geomean_vs_cublas']:.3f}x, min {min(found):.3f}x")
+    bm.vs_cublas_summary(results, lambda name: [r["vs_cublas"] for r in results["rows"] if r["fusion"] == name])
     save(results, args.json)
 
 
