@@ -13,7 +13,7 @@ thread writes and then issues the async op itself there is no barrier: the fence
 before the async op.  None after TMA loads: their mbarrier completion already orders them for
 generic readers and for wgmma.
 
-Rule (global memory): an acquire (`nvasync.wait_flag`) followed, in the same thread, by a TMA
+Rule (global memory): an acquire (`wait_flag`, `load_flag`, `arrive_flag`) followed, in the same thread, by a TMA
 store/reduce needs `fence.proxy.async.global` between them: the acquire orders the generic proxy
 only, and the TMA op writes global memory through the async proxy (a split-K reduce-add into a
 workspace tile another CTA wrote and released).  One fence right after the acquire serves every
@@ -30,7 +30,8 @@ from mlir import ir
 
 from ..dialects import nvasync
 from .insert_syncs import BARRIERS, describe, mark
-from .smem_model import FENCE_SPACES_COVERING_CTA_SMEM, accesses, barrier_orders, kernels, record_loop_steps, threads_of
+from .smem_model import (ACQUIRES, FENCE_SPACES_COVERING_CTA_SMEM, accesses, barrier_orders, kernels,
+                         record_loop_steps, threads_of)
 from .sync_paths import find_path, invalidate
 
 FENCE = "nvasync.fence_proxy_async"
@@ -74,7 +75,7 @@ def _fence_after_acquires(func) -> None:
     waits, tma_writes = [], []
 
     def visit(op):
-        if op.name == "nvasync.wait_flag":
+        if op.name in ACQUIRES:
             waits.append(op)
         elif op.name in TMA_GLOBAL_WRITES:
             tma_writes.append(op)

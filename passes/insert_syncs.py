@@ -22,10 +22,11 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
     group after the store and waits `cp.async.bulk.wait_group.read N` *before* the barrier that
     releases the writers (the last barrier on the path), N = bulk groups it surely commits in
     between (multi-buffered stores keep N in flight).  Before kernel exit: `wait_group.read 0`.
-  * semaphore acquired for a group (`nvasync.wait_flag` `for_group`) by a subset of it, e.g. the
-    issuing thread: a barrier over the group right after the outermost divergent branch holding
-    the wait (CUTLASS's Semaphore::wait), so the others' accesses follow the acquire.
-  * TMA store/reduce -> semaphore release (`nvasync.release_flag`): the issuer waits
+  * semaphore acquired for a group (`wait_flag`, `load_flag`, `arrive_flag` `for_group`) by a
+    subset of it, e.g. the issuing thread: a barrier over the group right after the outermost
+    divergent branch holding the acquire (CUTLASS's Semaphore::wait), so the others' accesses
+    follow it.
+  * TMA store/reduce -> semaphore release (`release_flag`, `arrive_flag`): the issuer waits
     `cp.async.bulk.wait_group 0` *without* `.read` (which covers only the smem source) right
     before releasing, so other CTAs that acquire see the global writes (Triton PR #10415).
   * mbarrier init -> any use: `fence.mbarrier_init` after the initialising thread's last init, and
@@ -77,8 +78,9 @@ from mlir.dialects import arith, scf
 
 from ..diagnostics import file_location
 from ..dialects import nvasync
-from .smem_model import (CLUSTER_SYNC, Access, Threads, accesses, barrier_orders, elect_op, group_acquires, kernels,
-                         memref_bytes, op_key, parent_ops, record_loop_steps, same_thread_mapping, threads_of)
+from .smem_model import (CLUSTER_SYNC, RELEASES, Access, Threads, accesses, barrier_orders, elect_op, group_acquires,
+                         kernels, memref_bytes, op_key, parent_ops, record_loop_steps, same_thread_mapping,
+                         threads_of)
 from .sync_paths import _block_of, chain, find_path, insertion_point, invalidate
 
 DERIVED = "fuser.derived"
@@ -404,7 +406,7 @@ class _Inserter:
         (`wait_group 0` without `.read`, which covers only the smem source) before it releases."""
         releases = []
         self.func.walk(lambda op: releases.append(op) or ir.WalkResult.ADVANCE
-                       if op.name == "nvasync.release_flag" else ir.WalkResult.ADVANCE)
+                       if op.name in RELEASES else ir.WalkResult.ADVANCE)
         for release in releases:
             covered = [s for s in stores if find_path(s.op, release) is not None]
             if not covered:

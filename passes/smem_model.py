@@ -48,6 +48,8 @@ GENERIC_ACCESS = {
 UNIFORM_SOURCES = {"gpu.block_id", "gpu.block_dim", "gpu.grid_dim", "gpu.cluster_id", "gpu.cluster_dim",
                    "gpu.cluster_block_id", "gpu.cluster_dim_blocks", "gpu.num_subgroups", "gpu.subgroup_size",
                    "nvasync.smem_buffer"}          # the same in every thread of a CTA
+ACQUIRES = ("nvasync.wait_flag", "nvasync.load_flag", "nvasync.arrive_flag")    # semaphore acquires
+RELEASES = ("nvasync.release_flag", "nvasync.arrive_flag")                        # semaphore releases
 PURE_DIALECTS = ("arith", "index", "math", "affine", "vector")   # results from operands (no memref operand)
 PURE_OPS = {"memref.dim", "memref.rank"}
 UNBOUNDED = 1 << 62
@@ -154,7 +156,10 @@ def is_divergent(value) -> bool:
     block/grid/cluster ids and sizes, and what pure arith/index/math/affine/vector ops compute
     from uniform values; loop IVs and carried values of loops whose bounds (and, for carried
     values, inits and yields) are uniform; results of scf ops whose conditions and yields are.
-    Everything else -- thread/lane ids, `elect_one`, loaded data, per-thread wgmma fragments,
+    Also a `memref.load` of shared memory at uniform indices: the sync passes order every write of
+    that word against every read of it (no race), so the threads reading it at one point of the
+    program read the same write -- how one thread hands a value (a semaphore count) to its group.
+    Everything else -- thread/lane ids, `elect_one`, other loaded data, per-thread wgmma fragments,
     ops this list does not know -- is divergent."""
     key = _value_key(value)
     if key in _assumed:
@@ -192,6 +197,8 @@ def _compute_divergent(value) -> bool:
         return False
     if len(owner.regions):
         return _carried_divergent(owner, value.result_number)
+    if name == "memref.load" and is_smem(owner.operands[0]):
+        return any(is_divergent(v) for v in owner.operands)
     reads_memory = any(isinstance(v.type, ir.MemRefType) for v in owner.operands)
     pure = name in PURE_OPS or (name.partition(".")[0] in PURE_DIALECTS and not reads_memory)
     return not pure or any(is_divergent(v) for v in owner.operands)
@@ -298,11 +305,11 @@ def divergence_root(op):
 
 
 def group_acquires(func) -> list:
-    """[(wait_flag, its divergence_root)] for each semaphore acquired `for_group` by a subset of
-    the group: the waits whose acquire a barrier after the root must hand on."""
+    """[(acquire, its divergence_root)] for each semaphore acquired `for_group` by a subset of
+    the group: the acquires a barrier after the root must hand on."""
     waits = []
     func.walk(lambda op: waits.append(op) or ir.WalkResult.ADVANCE
-              if op.name == "nvasync.wait_flag" and ir.BoolAttr(op.attributes["for_group"]).value
+              if op.name in ACQUIRES and ir.BoolAttr(op.attributes["for_group"]).value
               else ir.WalkResult.ADVANCE)
     return [(wait, root) for wait in waits for root in [divergence_root(wait)] if root is not None]
 

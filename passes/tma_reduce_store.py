@@ -11,9 +11,9 @@ The pass rewrites a run of split_k_stores, by mode:
     TMA-stores its boxes, later splits reduce-add theirs (`scf.if split == 0`); then
     `release_flag(flag, 1)`.  Every launch adds the same partials in the same order: the sums are
     bitwise reproducible.
-  * atomic: reduce-adds, then `release_flag(flag, 1)`.  The splits add in any order (each add is
-    atomic, relaxed at GPU scope; f32 sums are not bitwise reproducible).  The workspace tile must
-    be zero at launch: the scheduler's last split clears what it reads.
+  * atomic: reduce-adds; the release is the split_k_last's arrival after the run.  The splits add
+    in any order (each add is atomic, relaxed at GPU scope; f32 sums are not bitwise reproducible).
+    The workspace tile must be zero at launch: the scheduler's last split clears what it reads.
   * slots: TMA-stores its boxes (`coords` name a workspace slot of the split's own), then
     `release_flag(flag, 1)`.  The splits run in any order; the last split folds the slots in split
     order, so any fold (max, min, not only add) is bitwise reproducible.
@@ -21,10 +21,27 @@ and a split_k_wait (every mode) into `wait_flag(flag, splits - 1)` then `reset_f
 `issuer` thread alone (`scf.if issuer`): one thread polls the flag and, as its only waiter once
 every release is in, sets it back to 0 with a plain store -- no atomic round trip -- and the
 other threads are ordered after its acquire by the barrier after the branch (CUTLASS's
-Semaphore::wait does the same).  Syncs are not written here: fuser-insert-syncs adds that
-barrier, the bulk commit and the `wait_group 0` without `.read` that completes the global writes
-before a release; fuser-insert-proxy-fences the `fence.proxy.async.global` between an acquire
-and a TMA store/reduce that follows it.
+Semaphore::wait does the same).
+
+Atomic mode has no designated last split and no wait: the last split to arrive runs the epilogue.
+  * `split_k_peek` (after the K loop): the issuer reads the flag once (`load_flag`, an acquire) and
+    hands the count on in the mark's `cell`; done = count == splits - 1: every other split is in,
+    so this one skips adding its own partial -- the slowest split of a tile, which ends it, then
+    pays no reduce round trip and no poll.
+  * `split_k_last`: unless done, the issuer arrives (`arrive_flag`, acq_rel: a release of the
+    partial added before, an acquire of the others') and hands the old count on in the mark's
+    `cell`; last = done or old == splits - 1.  The last split's issuer resets the flag: every
+    other split has arrived, none touches it again.
+Exactly one split is last: a peek sees splits - 1 only once every other split has arrived, and
+then no arrival can return it.  Each cell is read after the issuer's write through the barrier
+fuser-insert-syncs derives for the acquire; what every thread reads from one smem word at one
+point is uniform (smem_model.is_divergent), so the branches on done and last keep the block's
+threads together.  No split waits for another: no hang, whatever order the splits finish in.
+
+Syncs are not written here: fuser-insert-syncs adds the barriers after the acquires, the bulk
+commit and the `wait_group 0` without `.read` that completes the global writes before a release
+(release_flag, arrive_flag); fuser-insert-proxy-fences the `fence.proxy.async.global` between an
+acquire and a TMA store/reduce that follows it.
 
 Forward progress: a split waits only for lower splits of its own tile.  The scheduler numbers a
 tile's splits in consecutive work units, each CTA takes its units in increasing order and every
@@ -34,14 +51,15 @@ splits with no K tiles (they add zeros and still release).
 Contract
   in:  gpu.func kernels with `gpu.known_block_size`; split_k_stores under the kernel's issue
        predicate; split_k_waits run by all threads of the block or of a warp role, their `issuer`
-       one of them.
+       one of them; so do split_k_peeks and split_k_lasts.  An atomic run of split_k_stores is
+       followed by a split_k_last on its flag.
   out: no split_k_* op remains; the ops above in their place, each marked `fuser.split_k` with
-       the mode (or "wait").
+       the mode (or "wait", "peek", "last").
 """
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, scf
+from mlir.dialects import arith, memref, scf
 
 from ..dialects import nvasync
 from .smem_model import block_dims, kernels, threads_of
@@ -51,18 +69,29 @@ MARK = "fuser.split_k"
 
 def run(module_op, pass_) -> None:
     for func in kernels(module_op):
-        stores, waits = [], []
-        func.walk(lambda op: (stores if op.name == "nvasync.split_k_store" else waits).append(op)
-                  or ir.WalkResult.ADVANCE if op.name in ("nvasync.split_k_store", "nvasync.split_k_wait")
+        marks = {f"nvasync.{name}": [] for name in ("split_k_store", "split_k_wait", "split_k_peek",
+                                                     "split_k_last")}
+        func.walk(lambda op: marks[op.name].append(op) or ir.WalkResult.ADVANCE if op.name in marks
                   else ir.WalkResult.ADVANCE)
-        for run_ in _runs(stores):
+        announced = [last.opview.flag for last in marks["nvasync.split_k_last"]]
+        problems = []
+        for run_ in _runs(marks["nvasync.split_k_store"]):
+            view = run_[0].opview
+            if view.mode == "atomic" and view.flag not in announced:
+                problems.append((run_[0].location, "an atomic split_k_store needs a split_k_last on its flag after "
+                                                   "it (its arrival), else no split would run the tile's epilogue"))
             _rewrite_stores(run_)
-        for wait in waits:
-            problem = _rewrite_wait(func, wait)
-            if problem:
-                wait.location.emit_error(f"fuser-tma-reduce-store: {problem}")
-                pass_.signal_pass_failure()
-                return
+        for rewrite, name in ((_rewrite_wait, "split_k_wait"), (_rewrite_peek, "split_k_peek"),
+                              (_rewrite_last, "split_k_last")):
+            for op in marks[f"nvasync.{name}"]:
+                problem = _group_problem(func, op, name)
+                if problem:
+                    problems.append((op.location, problem))
+                else:
+                    rewrite(op)
+        for location, problem in problems:
+            location.emit_error(f"fuser-tma-reduce-store: {problem}")
+            pass_.signal_pass_failure()
 
 
 def _runs(stores):
@@ -104,7 +133,8 @@ def _rewrite_stores(run_):
                 scf.YieldOp([])
         else:
             _copy(run_, store=mode == "slots", mode=mode)
-        _mark(nvasync.ReleaseFlagOp(flag, arith.constant(i32, 1)), mode)
+        if mode != "atomic":
+            _mark(nvasync.ReleaseFlagOp(flag, arith.constant(i32, 1)), mode)
     for op in run_:
         op.erase()
 
@@ -119,13 +149,17 @@ def _copy(run_, store: bool, mode: str):
                 _mark(nvasync.TmaReduceOp(view.desc, view.src, list(view.coords), kind="add"), mode)
 
 
-def _rewrite_wait(func, wait) -> str | None:
-    """Rewrite `wait`; or what keeps it from being rewritten."""
-    view = wait.opview
-    threads = threads_of(wait)
+def _group_problem(func, op, name: str) -> str | None:
+    """Why `op` (a split_k_wait/peek/last) cannot be rewritten where it is, or None."""
+    threads = threads_of(op)
     if threads.issuer is not None or threads.subset or block_dims(func) is None:
-        return ("split_k_wait must run on every thread of the block or of a warp role (one acquires for "
+        return (f"{name} must run on every thread of the block or of a warp role (one acquires for "
                 "the others, a barrier over them after it), in a kernel with gpu.known_block_size")
+    return None
+
+
+def _rewrite_wait(wait) -> None:
+    view = wait.opview
     i32 = ir.IntegerType.get_signless(32)
     with ir.InsertionPoint(wait), wait.location:
         acquiring = scf.IfOp(view.issuer)
@@ -134,4 +168,51 @@ def _rewrite_wait(func, wait) -> str | None:
             _mark(nvasync.ResetFlagOp(view.flag), "wait")
             scf.YieldOp([])
     wait.erase()
-    return None
+
+
+def _rewrite_peek(peek) -> None:
+    """The issuer reads the flag (an acquire for the group) into the cell; done = all others in."""
+    view = peek.opview
+    i32 = ir.IntegerType.get_signless(32)
+    with ir.InsertionPoint(peek), peek.location:
+        slot = arith.constant(ir.IndexType.get(), 0)
+        reading = scf.IfOp(view.issuer)
+        with ir.InsertionPoint(reading.then_block):
+            seen = _mark(nvasync.LoadFlagOp(i32, view.flag, for_group=True), "peek").value
+            memref.store(seen, view.cell, [slot])
+            scf.YieldOp([])
+        done = _all_others_in(memref.load(view.cell, [slot]), view.splits)
+    peek.result.replace_all_uses_with(done)
+    peek.erase()
+
+
+def _rewrite_last(last) -> None:
+    """Unless done, the issuer arrives (release and acquire) and hands the old count on through
+    the cell; last = done or every other split arrived before; the last one's issuer resets the flag."""
+    view = last.opview
+    i1, i32 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(32)
+    with ir.InsertionPoint(last), last.location:
+        slot = arith.constant(ir.IndexType.get(), 0)
+        arriving = scf.IfOp(arith.xori(view.done, arith.constant(i1, 1)))
+        with ir.InsertionPoint(arriving.then_block):
+            issuing = scf.IfOp(view.issuer)
+            with ir.InsertionPoint(issuing.then_block):
+                arrival = _mark(nvasync.ArriveFlagOp(i32, view.flag, arith.constant(i32, 1), for_group=True), "last")
+                memref.store(arrival.old, view.cell, [slot])
+                scf.YieldOp([])
+            scf.YieldOp([])
+        is_last = arith.ori(view.done, _all_others_in(memref.load(view.cell, [slot]), view.splits))
+        resetting = scf.IfOp(is_last)
+        with ir.InsertionPoint(resetting.then_block):
+            issuing = scf.IfOp(view.issuer)
+            with ir.InsertionPoint(issuing.then_block):
+                _mark(nvasync.ResetFlagOp(view.flag), "last")
+                scf.YieldOp([])
+            scf.YieldOp([])
+    last.result.replace_all_uses_with(is_last)
+    last.erase()
+
+
+def _all_others_in(count, splits: int):
+    """count == splits - 1: the other splits have all arrived."""
+    return arith.cmpi(arith.CmpIPredicate.eq, count, arith.constant(ir.IntegerType.get_signless(32), splits - 1))

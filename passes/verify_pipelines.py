@@ -33,10 +33,11 @@ loops, the thread's identity (`thread_id`, `elect_one`) and uniform values (kern
 block ids, and what is computed from them); such a uniform value that bounds a loop or decides a
 branch around protocol ops is a *trip parameter*, bound in turn to every trip count explored.
 A branch on a uniform condition that no trip parameter decides (a split-K tile's last split) makes
-the condition itself a parameter, explored both ways.  The copies of a value that warp roles
-compute in their own loop nests (fuser-pipeline-mbarriers clones what trip counts need) are one
-parameter.  Anything else the protocol depends on is reported as undecidable.  It shares no code with
-fuser-pipeline-mbarriers.
+the condition itself a parameter, explored both ways -- also when it depends on a value read from
+shared memory at constant indices (one thread handing its group a count: every thread reads the
+same write).  The copies of a value that warp roles compute in their own loop nests
+(fuser-pipeline-mbarriers clones what trip counts need) are one parameter.  Anything else the
+protocol depends on is reported as undecidable.  It shares no code with fuser-pipeline-mbarriers.
 
 Contract: any kernel IR in (after fuser-pipeline-mbarriers; syncs optional); unchanged out.  Each
 violation is an error at the op concerned, naming the trip count and the thread class; the pass
@@ -58,7 +59,8 @@ PROTOCOL_OPS = ("nvasync.mbarrier_init", "nvasync.mbarrier_arrive", "nvasync.mba
 MBARRIER_PROTOCOL = 8   # PROTOCOL_OPS[:8] touch mbarriers
 CLUSTER = -2            # the barrier "id" of a cluster_sync event
 WARP_SYNC = -1          # the barrier "id" of a warp_sync event
-MAX_EXPLORED_PARAMETERS = 3
+MAX_EXPLORED_PARAMETERS = 3     # trip counts
+MAX_EXPLORED_CONDITIONS = 3     # branch conditions (0 or 1), on top
 NESTED_TRIPS = 3        # with two trip parameters, all but one stay within 0..3 (the traces grow as their product)
 
 
@@ -161,12 +163,14 @@ def _explorations(func):
         copies = parameters.setdefault(_parameter_key(p), [])
         if p not in copies:
             copies.append(p)
-    if len(parameters) > MAX_EXPLORED_PARAMETERS:
+    conditions = [isinstance(copies[0].type, ir.IntegerType) and ir.IntegerType(copies[0].type).width == 1
+                  for copies in parameters.values()]
+    if len(conditions) - sum(conditions) > MAX_EXPLORED_PARAMETERS or sum(conditions) > MAX_EXPLORED_CONDITIONS:
         raise ProtocolError(func, f"the protocol depends on {len(parameters)} uniform values; at most "
-                                  f"{MAX_EXPLORED_PARAMETERS} are explored")
+                                  f"{MAX_EXPLORED_PARAMETERS} trip counts and {MAX_EXPLORED_CONDITIONS} branch "
+                                  "conditions are explored")
     counts = range(0, 2 * _max_stages(func) + 2)
-    ranges = [(0, 1) if isinstance(copies[0].type, ir.IntegerType) and ir.IntegerType(copies[0].type).width == 1
-              else counts for copies in parameters.values()]
+    ranges = [(0, 1) if condition else counts for condition in conditions]
     for values in itertools.product(*ranges):
         if sum(v > NESTED_TRIPS for v in values) <= 1:
             bindings = {copy: v for copies, v in zip(parameters.values(), values) for copy in copies}
@@ -252,6 +256,15 @@ _CASTS = ("arith.index_cast", "arith.index_castui", "arith.extui", "arith.extsi"
 _UNIFORM_SOURCES = ("gpu.block_id", "gpu.grid_dim", "gpu.block_dim", "gpu.cluster_id")
 
 
+def _handed_on(op) -> bool:
+    """A load of shared memory at constant indices: what one thread handed its group there."""
+    if op.name != "memref.load":
+        return False
+    in_smem = str(ir.MemRefType(op.operands[0].type).memory_space) == "#gpu.address_space<workgroup>"
+    return in_smem and all(not isinstance(v, ir.BlockArgument) and v.owner.name == "arith.constant"
+                           for v in op.operands[1:])
+
+
 class _Interpreter:
     def __init__(self, func, thread: ThreadClass, bindings: dict):
         self.func, self.thread, self.bindings = func, thread, bindings
@@ -296,7 +309,7 @@ class _Interpreter:
         if name == "gpu.block_id" and self.ctas > 1:
             raise ProtocolError(op, "the mbarrier protocol of a cluster kernel depends on gpu.block_id, which "
                                     "differs between the CTAs of a cluster: derive it from gpu.cluster_id")
-        if name in _UNIFORM_SOURCES:
+        if name in _UNIFORM_SOURCES or _handed_on(op):
             raise Undecidable()
         args = [self.eval(v) for v in op.operands]
         if name in _ARITH:
@@ -343,7 +356,8 @@ class _Interpreter:
         """The trip parameter behind an undecidable value: descend through ops that combine one
         undecidable operand with decidable ones (`ceildiv(n, S)`, `i < n`) down to a value that is
         a leaf or combines several unknowns (`n = ceildiv(tiles - block, grid)`)."""
-        while not isinstance(value, ir.BlockArgument) and value.owner.name not in _UNIFORM_SOURCES:
+        while not isinstance(value, ir.BlockArgument) and value.owner.name not in _UNIFORM_SOURCES \
+                and not _handed_on(value.owner):
             unknown = []
             for operand in value.owner.operands:
                 try:

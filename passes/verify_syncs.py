@@ -15,9 +15,10 @@ generic write -> async read: a `fence.proxy.async` covering the CTA's shared mem
 every writer, then a barrier;
 generic access -> TMA load overwrite: a barrier; TMA store/reduce -> later write: the issuer's
 commit, `wait_group.read N` covering it, then a barrier; TMA store/reduce -> semaphore release:
-`wait_group N` *without* .read covering it, on the releasing thread; a semaphore acquired for a
-group (wait_flag `for_group`) by a subset of it: a barrier over the group right after the
-divergent branch holding the wait (checked structurally); acquire (wait_flag) -> TMA
+`wait_group N` *without* .read covering it, on the releasing thread (release_flag, arrive_flag);
+a semaphore acquired for a group (`for_group`) by a subset of it: a barrier over the group right
+after the divergent branch holding the acquire (checked structurally); acquire (wait_flag,
+load_flag, arrive_flag) -> TMA
 store/reduce by that thread: `fence.proxy.async.global` (or the bare form) in between; mbarriers initialised before
 use and every TMA load announced by an arrive.expect_tx; TMA load -> use: an mbarrier wait on
 the load's barrier and stage; mbarrier use by other threads -> inval: a barrier; an access by one warp role -> another role's
@@ -50,9 +51,9 @@ from mlir import ir
 
 from fuser_mlir.diagnostics import file_location
 
-from .smem_model import (CLUSTER_BARRIERS, CLUSTER_SYNC, FENCE_SPACES_COVERING_CTA_SMEM, TMA_LOADS, Access,
-                         accesses, accumulator_readers, barrier_orders, barrier_problem, block_key, byte_range,
-                         group_acquires, is_divergent, linear, op_key, reset_memo, same_thread_mapping,
+from .smem_model import (ACQUIRES, CLUSTER_BARRIERS, CLUSTER_SYNC, FENCE_SPACES_COVERING_CTA_SMEM, RELEASES,
+                         TMA_LOADS, Access, accesses, accumulator_readers, barrier_orders, barrier_problem, block_key,
+                         byte_range, group_acquires, is_divergent, linear, op_key, reset_memo, same_thread_mapping,
                          structural_key, threads_of)
 
 BARRIER_OPS = ("nvasync.sync_threads", "nvasync.named_barrier", *CLUSTER_BARRIERS)
@@ -469,7 +470,7 @@ def _check_releases(trace):
     on the releasing thread in between."""
     problems = []
     for j, r in enumerate(trace):
-        if r.op.name != "nvasync.release_flag":
+        if r.op.name not in RELEASES:
             continue
         for i, a in _stores(trace[:j]):
             if r.issuer != a.access.threads.issuer or _bulk_wait_covering(trace, i, r, j, read=False) is None:
@@ -479,11 +480,11 @@ def _check_releases(trace):
 
 
 def _check_acquires(trace):
-    """Acquire (wait_flag) -> a TMA store/reduce by one of the acquiring threads: a
-    `fence.proxy.async` of global memory (.global or the bare form) on that thread in between."""
+    """Acquire -> a TMA store/reduce by one of the acquiring threads: a `fence.proxy.async` of
+    global memory (.global or the bare form) on that thread in between."""
     problems = []
     for i, w in enumerate(trace):
-        if w.op.name != "nvasync.wait_flag":
+        if w.op.name not in ACQUIRES:
             continue
         for j, a in _stores(trace[i + 1:]):
             j += i + 1
@@ -498,7 +499,7 @@ def _check_acquires(trace):
 
 
 def _check_group_acquires(func):
-    """A wait_flag `for_group` run by a subset of its group: the first op after the outermost
+    """An acquire `for_group` run by a subset of its group: the first op after the outermost
     divergent branch or loop holding it (smem_model.divergence_root) that the whole group runs --
     past branches only a subset takes, e.g. the issuer's bulk waits -- is a barrier over exactly
     the threads reaching that branch.  Structural, not per access: what the group reads after the

@@ -73,6 +73,8 @@ def build_every_nvasync_op():
         nvasync.BulkWaitOp(pending=0, read=False)
         nvasync.ReleaseFlagOp(flag, arith.constant(ir.IntegerType.get_signless(32), 1))
         nvasync.WaitFlagOp(flag, arith.constant(ir.IntegerType.get_signless(32), 1))
+        nvasync.LoadFlagOp(ir.IntegerType.get_signless(32), flag)
+        nvasync.ArriveFlagOp(ir.IntegerType.get_signless(32), flag, arith.constant(ir.IntegerType.get_signless(32), 1))
         nvasync.ResetFlagOp(flag)
         nvasync.BulkWaitOp(pending=0, read=True)
         role = nvasync.WarpRoleOp(first_warp=4, num_warps=4)
@@ -105,12 +107,14 @@ def test_builders_cover_every_nvasync_op_and_lower_to_ptx(ctx):
     # pipeline_load and the split-K marks exist only until fuser-pipeline-mbarriers and
     # fuser-tma-reduce-store rewrite them (tests/test_pipelines.py, lit_tests/splitk)
     assert used == {f"nvasync.{op.name}" for op in nvasync.OPS} - {
-        "nvasync.pipeline_load", "nvasync.split_k_store", "nvasync.split_k_wait"}
+        "nvasync.pipeline_load", "nvasync.split_k_store", "nvasync.split_k_wait", "nvasync.split_k_peek",
+        "nvasync.split_k_last"}
     first = module.body.operations[0].regions[0].blocks[0].operations[0].regions[0].blocks[0].operations[0]
     assert isinstance(first.opview, nvasync.SmemBufferOp) and first.opview.offset == 0
     ptx = compile_to_ptx(module)["kernels"]
     for instruction in ("cp.reduce.async.bulk.tensor.2d.global.shared::cta.max", "elect.sync",
                         "red.release.gpu.global.add.s32", "ld.acquire.gpu.global.b32",
+                        "atom.acq_rel.gpu.global.add.u32",
                         "st.relaxed.gpu.global.b32",
                         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "setmaxnreg.inc",
                         "bar.warp.sync", "%cluster_ctarank", "mapa.shared::cluster.u64", "st.shared::cluster.b32",

@@ -80,11 +80,11 @@ memory in a tree of cluster barriers (consumer-issued loads, so the tree stays i
 top-level block): correct, and slower at 64 x 2112 x 7168 -- 31-37 us in clusters of 8, 22.1 us in
 4-CTA clusters of 128-wide tiles (68 CTAs), 28.0 in 4-CTA clusters of 64-wide ones (132 CTAs),
 against 21.4 us in atomic mode; large clusters do not fill the 132 SMs of the H100's GPCs at once.
-Nor (one run, six skinny shapes, 3-8 splits): giving the last split, which waits for the others'
-partials, 1.5-4x the K tiles of each other split so the others' release would land while it still
-streams -- every share ran within 0.3 us of the even one (64 x 2112 x 7168: 20.7-20.9 us); the
-kernel is DRAM-bound up to its last K tile whoever loads it, and fewer CTAs stream slower at the
-end.  Nor two CTAs per SM of 64-row tiles, so that one CTA's epilogue would overlap the other's
+Nor (one run, six skinny shapes, 3-8 splits, when atomic mode still had a designated last split):
+giving the last split, which waited for the others' partials, 1.5-4x the K tiles of each other
+split so the others' release would land while it still streams -- every share ran within 0.3 us
+of the even one (64 x 2112 x 7168: 20.7-20.9 us); the kernel is DRAM-bound up to its last K tile
+whoever loads it, and fewer CTAs stream slower at the end.  Nor two CTAs per SM of 64-row tiles, so that one CTA's epilogue would overlap the other's
 main loop (Nsight Compute at boost clocks, 4096^3 and 8192 x 10240 x 8192, plain and the three
 fused rows): 64 x 192 in 2 stages and 64 x 128 in 3 or 4 took 1.4-2.2x as long as the heuristic's
 128 x 256 kernel; 64 x 256 does not compile, its wgmma needing 154 registers where two CTAs of
@@ -105,6 +105,7 @@ CLUSTER_MS = (1, 2)             # CTAs per cluster along M (B multicast to both)
 BLOCK_K = 64                    # one 128-byte swizzle row of 16-bit elements
 SMEM_LIMIT = 227 * 1024
 BARRIER_BYTES = 1024            # the mbarrier arrays the pipelining pass adds (2 roles x full/empty)
+COUNT_CELL_BYTES = 16           # atomic split-K: an i32 a split's issuer hands a semaphore count on in (x 2)
 BLOCK_NS = (256, 192, 176, 160, 144, 128)
 # Time per column of a tile, relative to 256-wide tiles: tools/bench_matmul.py --variants on the
 # H100 at shapes where wave quantization is negligible (8192 x 8192 x 28672, 8192 x 28672 x 8192,
@@ -208,9 +209,13 @@ class MatmulSchedule:
 
     @property
     def epilogue_bytes(self) -> int:
-        """The output tiles, or a split's f32 partial tile when larger (they share the memory)."""
+        """The output tiles, or a split's f32 partial tile when larger (they share the memory), and
+        in atomic split-K the two count cells after them."""
         outputs = sum(self.block_m * self.block_n * DataType(d).itemsize for d in self.out_dtypes)
-        return max(outputs, self.block_m * self.block_n * 4) if self.split_k > 1 else outputs
+        if self.split_k == 1:
+            return outputs
+        cells = 2 * COUNT_CELL_BYTES if self.split_k_mode == "atomic" else 0
+        return max(outputs, self.block_m * self.block_n * 4) + cells
 
     @property
     def smem_bytes(self) -> int:

@@ -87,12 +87,17 @@ needs (fuser-verify-pipelines checks it).
 
 Split-K (split_k = S > 1): the work units are the tiles' splits, u = S * tile + s (a tile's splits
 in adjacent CTAs, so their partials meet in L2); split s runs K tiles [s * kt / S, (s+1) * kt / S).
-Splits 0..S-2 write their accumulators, f32, into smem boxes laid out like the outputs' (the same
-memory) and mark each box's addition into the tile's workspace tile with `nvasync.split_k_store`;
-the last split marks `nvasync.split_k_wait` (fuser-tma-reduce-store writes both protocols), then
-adds the workspace tile to its accumulator as it runs the epilogue (in atomic mode then clearing
-what it read, so the workspace is zero for the next launch).  Workspace and semaphores are the runtime's
-scratch buffers (launch "scratch").
+A split that adds its partial writes its accumulator, f32, into smem boxes laid out like the
+outputs' (the same memory) and marks each box's addition into the tile's workspace tile with
+`nvasync.split_k_store`.  Deterministic mode: splits 0..S-2 add theirs, and split S-1 marks
+`nvasync.split_k_wait` for them.  Atomic mode has no designated last split: each split marks
+`nvasync.split_k_peek` after its K loop; unless that finds every other split in, it adds its
+partial, and `nvasync.split_k_last` (its arrival) says whether it is the last; the last one runs
+the epilogue -- on its accumulator if it found the others in, else on zeros, its own partial being
+in the workspace -- and clears what it read, so the workspace is zero for the next launch.  So the
+split that ends a tile, the slowest, neither adds its partial nor waits: its epilogue follows its
+K loop after one flag read.  fuser-tma-reduce-store writes the protocols.  Workspace and
+semaphores are the runtime's scratch buffers (launch "scratch").
 """
 from __future__ import annotations
 
@@ -105,7 +110,7 @@ from ..kernel import body
 from ..kernel.builders import (build_kernel_with, elected_lane_of_warp0, gep, i32, if_then, if_then_else, index,
                                load_global, memory_type, smem_type, store_global, to_i32, to_index)
 from ..frontend.dtypes import DataType
-from .matmul import BLOCK_K, CONSUMER_REGS, MATMUL_OPERANDS, PRODUCER_REGS, MatmulSchedule
+from .matmul import BLOCK_K, CONSUMER_REGS, MATMUL_OPERANDS, PRODUCER_REGS, COUNT_CELL_BYTES, MatmulSchedule
 
 WGMMA_K = 16
 
@@ -154,6 +159,10 @@ class _KernelBuilder:
         self.out_boxes = self.boxes(s.out_dtypes, offset)      # per output: its boxes of [block_m, box_cols]
         # A split's f32 partial tile shares the memory of the output tiles (a tile writes one of them).
         self.partial_boxes = self.boxes(["f32"], offset)[0] if s.split_k > 1 else None
+        if s.split_k > 1 and s.split_k_mode == "atomic":     # the peek's and the arrival's count cells
+            self.count_cells = [nvasync.SmemBufferOp(smem_type([1], "i32"),
+                                                     offset=offset + s.epilogue_bytes - c * COUNT_CELL_BYTES).buffer
+                                for c in (2, 1)]
 
     def boxes(self, dtypes, offset):
         """Per dtype, the [block_m, box_cols] smem boxes of one tile, one after another from `offset`."""
@@ -189,7 +198,7 @@ class _KernelBuilder:
         """The accumulator over K tiles [first_ktile, first_ktile + ktiles) (index values; None: 0)."""
         s = self.s
         acc_type = ir.VectorType.get([s.block_n // 2], ir.F32Type.get())
-        zero = arith.constant(acc_type, ir.DenseElementsAttr.get_splat(acc_type, ir.FloatAttr.get(ir.F32Type.get(), 0.0)))
+        zero = _zeros(acc_type)
         loop = scf.ForOp(index(0), ktiles, index(1), [zero])
         multicast = f', cluster = {s.cluster_m} : i64, multicast = "b"' if s.cluster_m > 1 else ""
         loop.operation.attributes["nvasync.pipeline"] = ir.Attribute.parse(
@@ -343,8 +352,7 @@ class _KernelBuilder:
         load could be issued before the previous pair's store.  Measured on the H100 skinny shapes
         (both in one run): within 1-3 %, the noise; the split-K protocol as a whole costs ~4 us
         there (64 x 2112 x 7168 in 12 splits: 25.4 us, 21.0 without partials, reduce or wait)."""
-        pair_type = ir.VectorType.get([2], ir.F32Type.get())
-        zero = arith.constant(pair_type, ir.DenseElementsAttr.get_splat(pair_type, ir.FloatAttr.get(ir.F32Type.get(), 0.0)))
+        zero = _zeros(ir.VectorType.get([2], ir.F32Type.get()))
 
         def clear(first, row, col, first_col, group_col, quad):
             row = arith.addi(m0, row)
@@ -412,27 +420,47 @@ class _KernelBuilder:
                 first_ktile = arith.divui(arith.muli(split, ktiles), index(s.split_k))
                 end_ktile = arith.divui(arith.muli(arith.addi(split, index(1)), ktiles), index(s.split_k))
                 acc = self.main_loop(m0, n0, wg_row, first_ktile, arith.subi(end_ktile, first_ktile))
-                m0_, n0_ = to_index(m0), to_index(n0)
                 flag = gep(self.scratch["flags", "pointer"], arith.index_cast(ir.IntegerType.get_signless(64), tile), "i32")
-                last, rest = if_then_else(arith.cmpi(arith.CmpIPredicate.eq, split, index(s.split_k - 1)))
-                with last:
-                    nvasync.SplitKWaitOp(flag, issuer, splits=s.split_k)
-                    row_stride = arith.muli(self.tiles_n, index(s.block_n))
-                    self.epilogue(self.fused_values(acc, row_stride), s.out_dtypes, self.out_boxes, m0_, n0_,
-                                  tid, wg_row)
-                    self.store_outputs(issuer, m0, n0)
-                    if s.split_k_mode == "atomic":
-                        self.clear_workspace(m0_, n0_, tid, wg_row, row_stride)
-                with rest:
-                    self.epilogue(self.partial_values(acc), ["f32"], [self.partial_boxes], m0_, n0_, tid, wg_row)
-                    with if_then(issuer):      # one run of marks: fuser-tma-reduce-store's unit
-                        cols = s.out_box_cols("f32")
-                        columns = [arith.addi(n0, i32(b * cols)) for b in range(len(self.partial_boxes))]
-                        split_i32 = to_i32(split)
-                        for box, column in zip(self.partial_boxes, columns):
-                            nvasync.SplitKStoreOp(self.scratch["workspace", "tensormap"], box, flag, split_i32,
-                                                  [m0, column], mode=s.split_k_mode)
+                if s.split_k_mode == "atomic":      # the last split to arrive runs the epilogue
+                    i1 = ir.IntegerType.get_signless(1)
+                    done = nvasync.SplitKPeekOp(i1, flag, issuer, self.count_cells[0], splits=s.split_k).done
+                    with if_then(arith.xori(done, arith.constant(i1, 1))):
+                        self.add_partial(acc, flag, split, issuer, m0, n0, tid, wg_row)
+                    last = nvasync.SplitKLastOp(i1, flag, issuer, self.count_cells[1], done, splits=s.split_k).last
+                    with if_then(last):     # its own partial is in the workspace unless it found the others in
+                        own = arith.select(done, acc, _zeros(acc.type))
+                        self.finish_split_tile(own, issuer, m0, n0, tid, wg_row)
+                else:                               # the tile's last split waits for the others
+                    last, rest = if_then_else(arith.cmpi(arith.CmpIPredicate.eq, split, index(s.split_k - 1)))
+                    with last:
+                        nvasync.SplitKWaitOp(flag, issuer, splits=s.split_k)
+                        self.finish_split_tile(acc, issuer, m0, n0, tid, wg_row)
+                    with rest:
+                        self.add_partial(acc, flag, split, issuer, m0, n0, tid, wg_row)
             scf.YieldOp([])
+
+    def add_partial(self, acc, flag, split, issuer, m0, n0, tid, wg_row):
+        """Split `split`'s accumulator into the partial boxes, marked to be added into the workspace."""
+        s = self.s
+        self.epilogue(self.partial_values(acc), ["f32"], [self.partial_boxes], to_index(m0), to_index(n0), tid,
+                      wg_row)
+        with if_then(issuer):      # one run of marks (adjacent, one split value): fuser-tma-reduce-store's unit
+            cols, split_i32 = s.out_box_cols("f32"), to_i32(split)
+            columns = [arith.addi(n0, i32(b * cols)) for b in range(len(self.partial_boxes))]
+            for box, column in zip(self.partial_boxes, columns):
+                nvasync.SplitKStoreOp(self.scratch["workspace", "tensormap"], box, flag, split_i32, [m0, column],
+                                      mode=s.split_k_mode)
+
+    def finish_split_tile(self, acc, issuer, m0, n0, tid, wg_row):
+        """The last split: the epilogue on `acc` plus the workspace tile, the outputs stored; in
+        atomic mode the workspace cleared for the next launch."""
+        s = self.s
+        m0_, n0_ = to_index(m0), to_index(n0)
+        row_stride = arith.muli(self.tiles_n, index(s.block_n))
+        self.epilogue(self.fused_values(acc, row_stride), s.out_dtypes, self.out_boxes, m0_, n0_, tid, wg_row)
+        self.store_outputs(issuer, m0, n0)
+        if s.split_k_mode == "atomic":
+            self.clear_workspace(m0_, n0_, tid, wg_row, row_stride)
 
     def store_outputs(self, issuer, m0, n0):
         """The elected thread TMA-stores every output box of the tile."""
@@ -441,6 +469,11 @@ class _KernelBuilder:
                 cols = self.s.out_box_cols(dtype)
                 for b, box in enumerate(self.out_boxes[o]):
                     nvasync.TmaStoreOp(self.args[f"output{o}"], box, [m0, arith.addi(n0, i32(b * cols))])
+
+
+def _zeros(vector_type):
+    zero = ir.FloatAttr.get(ir.F32Type.get(), 0.0)
+    return arith.constant(vector_type, ir.DenseElementsAttr.get_splat(vector_type, zero))
 
 
 def _elements(acc, first):
