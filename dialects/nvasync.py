@@ -116,15 +116,10 @@ OPS = [
         operands=[Operand("flag", "global_ptr"), Operand("value", "i32")],
         attrs=[Attr("for_group", "bool", False)],
         semantics=Semantics(), ptx="ld.acquire.gpu.global.b32 in a retry loop"),
-    _op("load_flag", "Read a semaphore once (ld.acquire.gpu): its value, and what the releasers counted "
-        "in it wrote before their release is visible to the executing thread -- and, `for_group`, to "
-        "its group, as for wait_flag.",
-        operands=[Operand("flag", "global_ptr")], results=[Operand("value", "i32")],
-        attrs=[Attr("for_group", "bool", False)],
-        semantics=Semantics(), ptx="ld.acquire.gpu.global.b32"),
     _op("arrive_flag", "Arrive on a semaphore: atomically add `value` to the i32 at global address `flag` "
-        "and return what it held before (`old`), with release and acquire semantics at GPU scope -- a "
-        "release_flag and a load_flag in one read-modify-write; `for_group` as there.",
+        "and return what it held before (`old`), with release and acquire semantics at GPU scope: a "
+        "release_flag, and an acquire of what the earlier arrivals released -- for the executing "
+        "thread and, `for_group`, for its group, as for wait_flag.",
         operands=[Operand("flag", "global_ptr"), Operand("value", "i32")], results=[Operand("old", "i32")],
         attrs=[Attr("for_group", "bool", False)],
         semantics=Semantics(), ptx="atom.acq_rel.gpu.global.add.u32"),
@@ -136,8 +131,8 @@ OPS = [
         "split-K tile adds its partial box `src` into the f32 workspace tile at `coords` (`desc`) -- or, "
         "mode slots, stores it into a slot of its own there --, and signals semaphore `flag` once its run "
         "of boxes is in (mode: atomic | deterministic | slots; in atomic mode the signal is the "
-        "split_k_last after it). Issued by one thread; never by a tile's last split (deterministic, "
-        "slots: the one that waits with split_k_wait; atomic: one whose split_k_peek found the others in).",
+        "split_k_last after it). Issued by one thread; in modes deterministic and slots never by the "
+        "tile's last split, which waits with split_k_wait.",
         operands=[Operand("desc", "ptr"), Operand("src", "memref"), Operand("flag", "global_ptr"),
                   Operand("split", "i32"), Operand("coords", "i32", variadic=True)],
         attrs=[Attr("mode", "str")],
@@ -149,21 +144,13 @@ OPS = [
         "selects the thread that acquires for the others (the kernel's TMA issuer).",
         operands=[Operand("flag", "global_ptr"), Operand("issuer", "i1")], attrs=[Attr("splits", "i32")],
         semantics=Semantics(), ptx="(rewritten by fuser-tma-reduce-store)"),
-    _op("split_k_peek", "A scheduler's mark (fuser-tma-reduce-store rewrites it), atomic mode: `done` is "
-        "true when every other of the tile's `splits` splits has added its partial (and arrived), for "
-        "every executing thread; this split then runs the epilogue without adding its own.  `issuer` "
-        "reads semaphore `flag` for the others and hands the count on in `cell` (an i32 of shared "
-        "memory, the kernel's, used by no other mark).",
+    _op("split_k_last", "A scheduler's mark (fuser-tma-reduce-store rewrites it), atomic mode: this split "
+        "arrives on semaphore `flag`, its partial added before (the split_k_stores before it); `last` is "
+        "true, for every executing thread, when every other of the tile's `splits` splits arrived before "
+        "it: this split then runs the tile's epilogue on the workspace, and leaves `flag` ready for the "
+        "next launch.  `issuer` arrives for the others and hands the count on in `cell` (an i32 of "
+        "shared memory, the kernel's).",
         operands=[Operand("flag", "global_ptr"), Operand("issuer", "i1"), Operand("cell", "memref")],
-        results=[Operand("done", "i1")], attrs=[Attr("splits", "i32")],
-        semantics=Semantics(), ptx="(rewritten by fuser-tma-reduce-store)"),
-    _op("split_k_last", "A scheduler's mark (fuser-tma-reduce-store rewrites it), atomic mode: unless "
-        "`done` (the split_k_peek before it), this split arrives on semaphore `flag` -- its partial "
-        "added before, by the split_k_stores between --; `last` is true, for every executing thread, "
-        "when this split runs the tile's epilogue: `done`, or every other split arrived before it.  "
-        "The last split leaves `flag` ready for the next launch.  `issuer` and `cell` as for split_k_peek.",
-        operands=[Operand("flag", "global_ptr"), Operand("issuer", "i1"), Operand("cell", "memref"),
-                  Operand("done", "i1")],
         results=[Operand("last", "i1")], attrs=[Attr("splits", "i32")],
         semantics=Semantics(), ptx="(rewritten by fuser-tma-reduce-store)"),
     _op("fence_proxy_async", "Order generic-proxy accesses before async-proxy ones "
@@ -558,9 +545,7 @@ _CHECKS = {
     "tma_reduce": _check_tma_reduce,
     "split_k_store": _check_split_k_store,
     "split_k_wait": _check_split_k_wait,
-    "split_k_peek": _check_split_k_count,
     "split_k_last": _check_split_k_count,
-    "load_flag": _flag,
     "arrive_flag": _flag,
     "reset_flag": _flag,
     "wait_flag": _flag,

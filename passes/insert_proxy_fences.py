@@ -13,7 +13,7 @@ thread writes and then issues the async op itself there is no barrier: the fence
 before the async op.  None after TMA loads: their mbarrier completion already orders them for
 generic readers and for wgmma.
 
-Rule (global memory): an acquire (`wait_flag`, `load_flag`, `arrive_flag`) followed, in the same thread, by a TMA
+Rule (global memory): an acquire (`wait_flag`, `arrive_flag`) followed, in the same thread, by a TMA
 store/reduce needs `fence.proxy.async.global` between them: the acquire orders the generic proxy
 only, and the TMA op writes global memory through the async proxy (a split-K reduce-add into a
 workspace tile another CTA wrote and released).  One fence right after the acquire serves every

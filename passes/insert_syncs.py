@@ -22,10 +22,9 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
     group after the store and waits `cp.async.bulk.wait_group.read N` *before* the barrier that
     releases the writers (the last barrier on the path), N = bulk groups it surely commits in
     between (multi-buffered stores keep N in flight).  Before kernel exit: `wait_group.read 0`.
-  * semaphore acquired for a group (`wait_flag`, `load_flag`, `arrive_flag` `for_group`) by a
-    subset of it, e.g. the issuing thread: a barrier over the group right after the outermost
-    divergent branch holding the acquire (CUTLASS's Semaphore::wait), so the others' accesses
-    follow it.
+  * semaphore acquired for a group (`wait_flag`, `arrive_flag` `for_group`) by a subset of it,
+    e.g. the issuing thread: a barrier over the group right after the outermost divergent branch
+    holding the acquire (CUTLASS's Semaphore::wait), so the others' accesses follow it.
   * TMA store/reduce -> semaphore release (`release_flag`, `arrive_flag`): the issuer waits
     `cp.async.bulk.wait_group 0` *without* `.read` (which covers only the smem source) right
     before releasing, so other CTAs that acquire see the global writes (Triton PR #10415).

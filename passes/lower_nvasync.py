@@ -334,10 +334,6 @@ class _FunctionLowering:
 
         self.spin(view, reached, [view.value])
 
-    def _load_flag(self, view):
-        return llvm.inline_asm(ir.IntegerType.get_signless(32), [view.flag], "ld.acquire.gpu.global.b32 $0, [$1];",
-                               "=r,l", has_side_effects=True)
-
     def _arrive_flag(self, view):
         return llvm.inline_asm(ir.IntegerType.get_signless(32), [view.flag, view.value],
                                "atom.acq_rel.gpu.global.add.u32 $0, [$1], $2;", "=r,l,r", has_side_effects=True)

@@ -48,7 +48,7 @@ GENERIC_ACCESS = {
 UNIFORM_SOURCES = {"gpu.block_id", "gpu.block_dim", "gpu.grid_dim", "gpu.cluster_id", "gpu.cluster_dim",
                    "gpu.cluster_block_id", "gpu.cluster_dim_blocks", "gpu.num_subgroups", "gpu.subgroup_size",
                    "nvasync.smem_buffer"}          # the same in every thread of a CTA
-ACQUIRES = ("nvasync.wait_flag", "nvasync.load_flag", "nvasync.arrive_flag")    # semaphore acquires
+ACQUIRES = ("nvasync.wait_flag", "nvasync.arrive_flag")                           # semaphore acquires
 RELEASES = ("nvasync.release_flag", "nvasync.arrive_flag")                        # semaphore releases
 PURE_DIALECTS = ("arith", "index", "math", "affine", "vector")   # results from operands (no memref operand)
 PURE_OPS = {"memref.dim", "memref.rank"}

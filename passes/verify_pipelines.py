@@ -59,8 +59,7 @@ PROTOCOL_OPS = ("nvasync.mbarrier_init", "nvasync.mbarrier_arrive", "nvasync.mba
 MBARRIER_PROTOCOL = 8   # PROTOCOL_OPS[:8] touch mbarriers
 CLUSTER = -2            # the barrier "id" of a cluster_sync event
 WARP_SYNC = -1          # the barrier "id" of a warp_sync event
-MAX_EXPLORED_PARAMETERS = 3     # trip counts
-MAX_EXPLORED_CONDITIONS = 3     # branch conditions (0 or 1), on top
+MAX_EXPLORED_PARAMETERS = 3
 NESTED_TRIPS = 3        # with two trip parameters, all but one stay within 0..3 (the traces grow as their product)
 
 
@@ -163,14 +162,12 @@ def _explorations(func):
         copies = parameters.setdefault(_parameter_key(p), [])
         if p not in copies:
             copies.append(p)
-    conditions = [isinstance(copies[0].type, ir.IntegerType) and ir.IntegerType(copies[0].type).width == 1
-                  for copies in parameters.values()]
-    if len(conditions) - sum(conditions) > MAX_EXPLORED_PARAMETERS or sum(conditions) > MAX_EXPLORED_CONDITIONS:
+    if len(parameters) > MAX_EXPLORED_PARAMETERS:
         raise ProtocolError(func, f"the protocol depends on {len(parameters)} uniform values; at most "
-                                  f"{MAX_EXPLORED_PARAMETERS} trip counts and {MAX_EXPLORED_CONDITIONS} branch "
-                                  "conditions are explored")
+                                  f"{MAX_EXPLORED_PARAMETERS} are explored")
     counts = range(0, 2 * _max_stages(func) + 2)
-    ranges = [(0, 1) if condition else counts for condition in conditions]
+    ranges = [(0, 1) if isinstance(copies[0].type, ir.IntegerType) and ir.IntegerType(copies[0].type).width == 1
+              else counts for copies in parameters.values()]
     for values in itertools.product(*ranges):
         if sum(v > NESTED_TRIPS for v in values) <= 1:
             bindings = {copy: v for copies, v in zip(parameters.values(), values) for copy in copies}

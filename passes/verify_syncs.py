@@ -18,7 +18,7 @@ commit, `wait_group.read N` covering it, then a barrier; TMA store/reduce -> sem
 `wait_group N` *without* .read covering it, on the releasing thread (release_flag, arrive_flag);
 a semaphore acquired for a group (`for_group`) by a subset of it: a barrier over the group right
 after the divergent branch holding the acquire (checked structurally); acquire (wait_flag,
-load_flag, arrive_flag) -> TMA
+arrive_flag) -> TMA
 store/reduce by that thread: `fence.proxy.async.global` (or the bare form) in between; mbarriers initialised before
 use and every TMA load announced by an arrive.expect_tx; TMA load -> use: an mbarrier wait on
 the load's barrier and stage; mbarrier use by other threads -> inval: a barrier; an access by one warp role -> another role's

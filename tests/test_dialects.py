@@ -73,7 +73,6 @@ def build_every_nvasync_op():
         nvasync.BulkWaitOp(pending=0, read=False)
         nvasync.ReleaseFlagOp(flag, arith.constant(ir.IntegerType.get_signless(32), 1))
         nvasync.WaitFlagOp(flag, arith.constant(ir.IntegerType.get_signless(32), 1))
-        nvasync.LoadFlagOp(ir.IntegerType.get_signless(32), flag)
         nvasync.ArriveFlagOp(ir.IntegerType.get_signless(32), flag, arith.constant(ir.IntegerType.get_signless(32), 1))
         nvasync.ResetFlagOp(flag)
         nvasync.BulkWaitOp(pending=0, read=True)
@@ -107,7 +106,7 @@ def test_builders_cover_every_nvasync_op_and_lower_to_ptx(ctx):
     # pipeline_load and the split-K marks exist only until fuser-pipeline-mbarriers and
     # fuser-tma-reduce-store rewrite them (tests/test_pipelines.py, lit_tests/splitk)
     assert used == {f"nvasync.{op.name}" for op in nvasync.OPS} - {
-        "nvasync.pipeline_load", "nvasync.split_k_store", "nvasync.split_k_wait", "nvasync.split_k_peek",
+        "nvasync.pipeline_load", "nvasync.split_k_store", "nvasync.split_k_wait",
         "nvasync.split_k_last"}
     first = module.body.operations[0].regions[0].blocks[0].operations[0].regions[0].blocks[0].operations[0]
     assert isinstance(first.opview, nvasync.SmemBufferOp) and first.opview.offset == 0

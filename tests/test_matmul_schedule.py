@@ -293,7 +293,7 @@ SPLIT_K_PROTOCOLS = {
                        '"acquire -> async-proxy global writes: nvasync.wait_flag -> nvasync.tma_store"'),
                       ('"nvasync.arrive_flag"',)),
     # the last split to arrive runs the epilogue: no split waits (spins) for another
-    "atomic": (('"nvasync.load_flag"', '"nvasync.arrive_flag"', '"nvasync.reset_flag"', '"nvasync.tma_reduce"',
+    "atomic": (('"nvasync.arrive_flag"', '"nvasync.reset_flag"', '"nvasync.tma_reduce"',
                 "complete before nvasync.arrive_flag", "acquire -> the group's later accesses: nvasync.arrive_flag",
                 '"acquire -> async-proxy global writes: nvasync.arrive_flag -> nvasync.tma_store"'),
                ('"nvasync.wait_flag"', '"nvasync.release_flag"')),

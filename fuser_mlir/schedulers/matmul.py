@@ -105,7 +105,7 @@ CLUSTER_MS = (1, 2)             # CTAs per cluster along M (B multicast to both)
 BLOCK_K = 64                    # one 128-byte swizzle row of 16-bit elements
 SMEM_LIMIT = 227 * 1024
 BARRIER_BYTES = 1024            # the mbarrier arrays the pipelining pass adds (2 roles x full/empty)
-COUNT_CELL_BYTES = 16           # atomic split-K: an i32 a split's issuer hands a semaphore count on in (x 2)
+COUNT_CELL_BYTES = 16           # atomic split-K: the i32 a split's issuer hands its arrival's count on in
 BLOCK_NS = (256, 192, 176, 160, 144, 128)
 # Time per column of a tile, relative to 256-wide tiles: tools/bench_matmul.py --variants on the
 # H100 at shapes where wave quantization is negligible (8192 x 8192 x 28672, 8192 x 28672 x 8192,
@@ -210,12 +210,12 @@ class MatmulSchedule:
     @property
     def epilogue_bytes(self) -> int:
         """The output tiles, or a split's f32 partial tile when larger (they share the memory), and
-        in atomic split-K the two count cells after them."""
+        in atomic split-K the count cell after them."""
         outputs = sum(self.block_m * self.block_n * DataType(d).itemsize for d in self.out_dtypes)
         if self.split_k == 1:
             return outputs
-        cells = 2 * COUNT_CELL_BYTES if self.split_k_mode == "atomic" else 0
-        return max(outputs, self.block_m * self.block_n * 4) + cells
+        cell = COUNT_CELL_BYTES if self.split_k_mode == "atomic" else 0
+        return max(outputs, self.block_m * self.block_n * 4) + cell
 
     @property
     def smem_bytes(self) -> int:

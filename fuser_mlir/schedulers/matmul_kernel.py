@@ -90,14 +90,12 @@ in adjacent CTAs, so their partials meet in L2); split s runs K tiles [s * kt / 
 A split that adds its partial writes its accumulator, f32, into smem boxes laid out like the
 outputs' (the same memory) and marks each box's addition into the tile's workspace tile with
 `nvasync.split_k_store`.  Deterministic mode: splits 0..S-2 add theirs, and split S-1 marks
-`nvasync.split_k_wait` for them.  Atomic mode has no designated last split: each split marks
-`nvasync.split_k_peek` after its K loop; unless that finds every other split in, it adds its
-partial, and `nvasync.split_k_last` (its arrival) says whether it is the last; the last one runs
-the epilogue -- on its accumulator if it found the others in, else on zeros, its own partial being
-in the workspace -- and clears what it read, so the workspace is zero for the next launch.  So the
-split that ends a tile, the slowest, neither adds its partial nor waits: its epilogue follows its
-K loop after one flag read.  fuser-tma-reduce-store writes the protocols.  Workspace and
-semaphores are the runtime's scratch buffers (launch "scratch").
+`nvasync.split_k_wait` for them, then runs the epilogue on its accumulator plus the workspace.
+Atomic mode has no designated last split: every split adds its partial and marks
+`nvasync.split_k_last` (its arrival), which says whether it is the last to arrive; that one runs
+the epilogue on the workspace (the sum of every partial) and clears what it read, so the workspace
+is zero for the next launch.  No split waits for another.  fuser-tma-reduce-store writes the
+protocols.  Workspace and semaphores are the runtime's scratch buffers (launch "scratch").
 """
 from __future__ import annotations
 
@@ -110,7 +108,7 @@ from ..kernel import body
 from ..kernel.builders import (build_kernel_with, elected_lane_of_warp0, gep, i32, if_then, if_then_else, index,
                                load_global, memory_type, smem_type, store_global, to_i32, to_index)
 from ..frontend.dtypes import DataType
-from .matmul import BLOCK_K, CONSUMER_REGS, MATMUL_OPERANDS, PRODUCER_REGS, COUNT_CELL_BYTES, MatmulSchedule
+from .matmul import BLOCK_K, CONSUMER_REGS, COUNT_CELL_BYTES, MATMUL_OPERANDS, PRODUCER_REGS, MatmulSchedule
 
 WGMMA_K = 16
 
@@ -159,10 +157,9 @@ class _KernelBuilder:
         self.out_boxes = self.boxes(s.out_dtypes, offset)      # per output: its boxes of [block_m, box_cols]
         # A split's f32 partial tile shares the memory of the output tiles (a tile writes one of them).
         self.partial_boxes = self.boxes(["f32"], offset)[0] if s.split_k > 1 else None
-        if s.split_k > 1 and s.split_k_mode == "atomic":     # the peek's and the arrival's count cells
-            self.count_cells = [nvasync.SmemBufferOp(smem_type([1], "i32"),
-                                                     offset=offset + s.epilogue_bytes - c * COUNT_CELL_BYTES).buffer
-                                for c in (2, 1)]
+        if s.split_k > 1 and s.split_k_mode == "atomic":     # where the arrival's count is handed on
+            self.count_cell = nvasync.SmemBufferOp(smem_type([1], "i32"),
+                                                   offset=offset + s.epilogue_bytes - COUNT_CELL_BYTES).buffer
 
     def boxes(self, dtypes, offset):
         """Per dtype, the [block_m, box_cols] smem boxes of one tile, one after another from `offset`."""
@@ -310,16 +307,20 @@ class _KernelBuilder:
                 scf.YieldOp([])
 
     def fused_values(self, acc, workspace_row_stride=None):
-        """`values` of the fusion's outputs: the body on each accumulator element (plus, for a
-        split tile's last split, the other splits' sum from the workspace) and the operands."""
+        """`values` of the fusion's outputs: the body on each accumulator element and the operands;
+        for a split tile's last split, on the accumulator plus the workspace (the other splits'
+        sum), or (acc None) the workspace alone (every split's sum)."""
         args = list(self.func.regions[0].blocks[0].arguments)
 
         def values(first, row, col, slot):
             operands = {t: self.operand_pair(t, row, col, slot) for t, kind in self.kinds.items()
                         if kind not in MATMUL_OPERANDS}
-            sums = _elements(acc, first)
-            if workspace_row_stride is not None:
-                sums = [arith.addf(a, w) for a, w in zip(sums, self.workspace_pair(row, col, workspace_row_stride))]
+            if workspace_row_stride is None:
+                sums = _elements(acc, first)
+            else:
+                sums = self.workspace_pair(row, col, workspace_row_stride)
+                if acc is not None:
+                    sums = [arith.addf(a, w) for a, w in zip(_elements(acc, first), sums)]
             results = []
             for e in range(2):
                 lanes = [operands[f"input{i}"][e] if f"input{i}" in operands else None for i in range(len(args))]
@@ -422,14 +423,11 @@ class _KernelBuilder:
                 acc = self.main_loop(m0, n0, wg_row, first_ktile, arith.subi(end_ktile, first_ktile))
                 flag = gep(self.scratch["flags", "pointer"], arith.index_cast(ir.IntegerType.get_signless(64), tile), "i32")
                 if s.split_k_mode == "atomic":      # the last split to arrive runs the epilogue
-                    i1 = ir.IntegerType.get_signless(1)
-                    done = nvasync.SplitKPeekOp(i1, flag, issuer, self.count_cells[0], splits=s.split_k).done
-                    with if_then(arith.xori(done, arith.constant(i1, 1))):
-                        self.add_partial(acc, flag, split, issuer, m0, n0, tid, wg_row)
-                    last = nvasync.SplitKLastOp(i1, flag, issuer, self.count_cells[1], done, splits=s.split_k).last
-                    with if_then(last):     # its own partial is in the workspace unless it found the others in
-                        own = arith.select(done, acc, _zeros(acc.type))
-                        self.finish_split_tile(own, issuer, m0, n0, tid, wg_row)
+                    self.add_partial(acc, flag, split, issuer, m0, n0, tid, wg_row)
+                    last = nvasync.SplitKLastOp(ir.IntegerType.get_signless(1), flag, issuer, self.count_cell,
+                                                splits=s.split_k).last
+                    with if_then(last):             # on the workspace alone: its partial is in it too
+                        self.finish_split_tile(None, issuer, m0, n0, tid, wg_row)
                 else:                               # the tile's last split waits for the others
                     last, rest = if_then_else(arith.cmpi(arith.CmpIPredicate.eq, split, index(s.split_k - 1)))
                     with last:
@@ -452,8 +450,8 @@ class _KernelBuilder:
                                       mode=s.split_k_mode)
 
     def finish_split_tile(self, acc, issuer, m0, n0, tid, wg_row):
-        """The last split: the epilogue on `acc` plus the workspace tile, the outputs stored; in
-        atomic mode the workspace cleared for the next launch."""
+        """The last split: the epilogue on `acc` plus the workspace tile (acc None: the workspace
+        alone), the outputs stored; in atomic mode the workspace cleared for the next launch."""
         s = self.s
         m0_, n0_ = to_index(m0), to_index(n0)
         row_stride = arith.muli(self.tiles_n, index(s.block_n))

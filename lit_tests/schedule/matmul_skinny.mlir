@@ -1,12 +1,12 @@
 // The matmul scheduler on a skinny linear (M = 64, N = 2112, K = 7168): 64-row tiles, one consumer
 // warpgroup (block 128, 256 with the producer warpgroup the pipelining pass adds), 128-wide tiles
-// in 7 splits (17 tiles x 7 = 119 units: one wave of 132 SMs).  The scheduler marks the peek at
-// the tile's semaphore, the partial stores (4 boxes of 64 x 32 f32) of a split that does not find
-// the others in, and its arrival; the passes derive the rest: empty barriers counting the 4
-// consumer warps, the flag read by the issuing thread (an acquire) handed on through an smem
-// cell and the named barrier over the 128 consumers, the partial's reduce-adds completed (wait
-// without .read) before the arrival (atom.acq_rel), the global proxy fence after each acquire,
-// the flag reset by the last split's issuer (a plain store), and the others.
+// in 7 splits (17 tiles x 7 = 119 units: one wave of 132 SMs).  The scheduler marks each split's
+// partial stores (4 boxes of 64 x 32 f32) and its arrival (atomic mode: the last split to arrive
+// runs the epilogue); the passes derive the rest: empty barriers counting the 4 consumer warps,
+// the partial's reduce-adds completed (wait without .read) before the issuing thread's arrival
+// (atom.acq_rel), the global proxy fence after it, the count handed on through an smem cell behind
+// the named barrier over the 128 consumers, the flag reset by the last split's issuer (a plain
+// store), and the others.
 // RUN: fuser-opt %s -p fuser-schedule | FileCheck %s --check-prefix=KERNEL
 // RUN: fuser-opt %s -p fuser-verify-dialects -p fuser-schedule -p fuser-tma-reduce-store -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s --check-prefix=SYNCED
 // RUN: fuser-opt %s --emit=ptx -o %t.ptx
@@ -26,9 +26,8 @@ func.func @skinny_linear(%x: tensor<64x7168xbf16>, %w: tensor<2112x7168xbf16>) -
 // KERNEL-NOT: barrier
 // KERNEL: "nvasync.wgmma"({{.*}}) -> vector<64xf32>
 // KERNEL: nvasync.pipeline = {consumer_regs = 232 : i64, mode = "warp_specialized", producer_regs = 40 : i64, stages = 6 : i64}
-// KERNEL: %[[DONE:.*]] = "nvasync.split_k_peek"(%{{.*}}, %{{.*}}, %{{.*}}) {splits = 7 : i32}
 // KERNEL-COUNT-4: "nvasync.split_k_store"({{.*}}) {mode = "atomic"} : (!llvm.ptr, memref<64x32xf32
-// KERNEL: "nvasync.split_k_last"(%{{.*}}, %{{.*}}, %{{.*}}, %[[DONE]]) {splits = 7 : i32}
+// KERNEL: "nvasync.split_k_last"(%{{.*}}, %{{.*}}, %{{.*}}) {splits = 7 : i32}
 // KERNEL-NOT: fence
 // KERNEL: gpu.return
 
@@ -37,16 +36,14 @@ func.func @skinny_linear(%x: tensor<64x7168xbf16>, %w: tensor<2112x7168xbf16>) -
 // SYNCED: "nvasync.mbarrier_init"({{.*}}) {count = 4 : i32, fuser.pipeline = "empty[a]: init (4 arrivals: one per consumer warp)"}
 // SYNCED: "nvasync.setmaxnreg"() {action = "dec", regs = 40 : i32}
 // SYNCED: "nvasync.setmaxnreg"() {action = "inc", regs = 232 : i32}
-// SYNCED: %[[SEEN:.*]] = "nvasync.load_flag"(%[[FLAG:.*]]) {for_group = true, fuser.split_k = "peek"}
-// SYNCED-NEXT: "nvasync.fence_proxy_async"() {fuser.derived = "acquire -> async-proxy global writes: nvasync.load_flag -> nvasync.tma_reduce", space = "global"}
-// SYNCED-NEXT: memref.store %[[SEEN]]
-// SYNCED: "nvasync.named_barrier"() {fuser.derived = "acquire -> the group's later accesses: nvasync.load_flag", id = 1 : i32, threads = 128 : i32}
-// SYNCED-NEXT: memref.load
 // SYNCED: "nvasync.named_barrier"() {fuser.derived = "RAW: vector.store -> nvasync.tma_reduce", id = 1 : i32, threads = 128 : i32}
 // SYNCED-COUNT-4: "nvasync.tma_reduce"({{.*}}) {fuser.split_k = "atomic", kind = "add"}
 // SYNCED: "nvasync.bulk_wait"() {fuser.derived = "global writes of {{.*}} complete before nvasync.arrive_flag", pending = 0 : i32, read = false}
-// SYNCED-NEXT: "nvasync.arrive_flag"(%[[FLAG]], %{{.*}}) {for_group = true, fuser.split_k = "last"}
+// SYNCED-NEXT: %[[OLD:.*]] = "nvasync.arrive_flag"(%[[FLAG:.*]], %{{.*}}) {for_group = true, fuser.split_k = "last"}
+// SYNCED-NEXT: "nvasync.fence_proxy_async"() {fuser.derived = "acquire -> async-proxy global writes: nvasync.arrive_flag -> {{.*}}", space = "global"}
+// SYNCED-NEXT: memref.store %[[OLD]]
 // SYNCED: "nvasync.named_barrier"() {fuser.derived = "acquire -> the group's later accesses: nvasync.arrive_flag", id = 1 : i32, threads = 128 : i32}
+// SYNCED-NEXT: memref.load
 // SYNCED: "nvasync.reset_flag"(%[[FLAG]]) {fuser.split_k = "last"}
 // SYNCED: "nvasync.fence_proxy_async"() {fuser.derived = "generic writes -> async proxy: {{.*}}", space = "shared::cta"}
 // SYNCED-NEXT: "nvasync.named_barrier"() {fuser.derived = "RAW: vector.store -> nvasync.tma_store", id = 1 : i32, threads = 128 : i32}
@@ -54,8 +51,7 @@ func.func @skinny_linear(%x: tensor<64x7168xbf16>, %w: tensor<2112x7168xbf16>) -
 // PTX: .visible .entry skinny_linear(
 // PTX: .reqntid 256, 1, 1
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// PTX: ld.acquire.gpu.global.b32
-// PTX: fence.proxy.async.global;
+// PTX-NOT: ld.acquire
 // PTX: bar.sync{{[[:space:]]+}}1, 128;
 // PTX: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group
 // PTX: cp.async.bulk.wait_group{{[[:space:]]+}}0;

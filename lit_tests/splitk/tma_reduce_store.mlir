@@ -1,16 +1,10 @@
 // fuser-tma-reduce-store: a split-K tile's non-last splits add their f32 partial into the tile's
 // workspace and release the tile's semaphore; the last split waits for them all.  deterministic:
 // each split first waits for its predecessor (wait_flag >= split), split 0 plain-stores and the
-// others reduce-add.  atomic has no designated last split and no wait: after its K loop a split
-// peeks at the semaphore (one ld.acquire); unless every other split is in, it reduce-adds its
-// partial and arrives (atom.acq_rel), and the split that finds all others in runs the epilogue.
-// The issuer hands each count on through an smem cell; the branches on what the block reads there
-// are uniform, so the barrier before the reduce sits inside one.  The syncs come from the sync passes: the
-// bulk commit and `wait_group 0` WITHOUT .read before the release (the global writes must be done),
-// `fence.proxy.async.global` between an acquire and the TMA ops after it (none after the last
-// split's wait here: no TMA op follows it).  The last split's wait runs on its issuing thread
-// (for_group), which then resets the flag with a plain store (its only waiter); the barrier after
-// that branch, derived by fuser-insert-syncs, orders the other threads after the acquire.
+// others reduce-add.  atomic has no designated last split and no wait: every split reduce-adds
+// its partial and arrives (atom.acq_rel add), and the split whose arrival completes the count runs
+// the epilogue.  The issuer hands the old count on through an smem cell; the branch on what the
+// block reads there is uniform, so the barriers of the epilogue sit inside it.  The syncs come from the sync passes: the
 // RUN: fuser-opt %s -p fuser-tma-reduce-store -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-verify-syncs | FileCheck %s
 // RUN: fuser-opt %s -p fuser-tma-reduce-store -p fuser-insert-syncs -p fuser-insert-proxy-fences --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx && %ptxas %t.ptx -o %t.cubin
@@ -42,37 +36,26 @@
 // CHECK-NEXT: "nvasync.release_flag"
 
 // CHECK-LABEL: gpu.func @atomic
-// CHECK: scf.if %[[ISSUER:.*]] {
-// CHECK-NEXT: %[[SEEN:.*]] = "nvasync.load_flag"(%[[FLAG:.*]]) {for_group = true, fuser.split_k = "peek"}
-// CHECK-NEXT: "nvasync.fence_proxy_async"() {fuser.derived = "acquire -> async-proxy global writes: nvasync.load_flag{{.*}} -> nvasync.tma_reduce{{.*}}space = "global"
-// CHECK-NEXT: memref.store %[[SEEN]], %[[PEEKED:[0-9]+]][
-// CHECK: "nvasync.sync_threads"() {fuser.derived = "acquire -> the group's later accesses: nvasync.load_flag
-// CHECK-NEXT: %[[COUNT:.*]] = memref.load %[[PEEKED]][
-// CHECK: %[[DONE:.*]] = arith.cmpi eq, %[[COUNT]], %c3_i32
-// CHECK: scf.if %[[ADDING:.*]] {
-// CHECK: vector.store
-// CHECK-NEXT: "nvasync.fence_proxy_async"() {{.*}}space = "shared::cta"
-// CHECK-NEXT: "nvasync.sync_threads"() {fuser.derived = "{{R}}AW: vector.store{{.*}} -> nvasync.tma_reduce
-// CHECK-NEXT: scf.if %[[ISSUER]] {
+// CHECK: "nvasync.sync_threads"() {fuser.derived = "{{R}}AW: vector.store{{.*}} -> nvasync.tma_reduce
+// CHECK-NEXT: scf.if %[[ISSUER:.*]] {
 // CHECK-NEXT: "nvasync.tma_reduce"{{.*}}fuser.split_k = "atomic", kind = "add"
 // CHECK-NEXT: "nvasync.bulk_commit"
 // CHECK-NOT: "nvasync.release_flag"
-// CHECK: scf.if
-// CHECK-NEXT: scf.if %[[ISSUER]] {
+// CHECK: scf.if %[[ISSUER]] {
 // CHECK: "nvasync.bulk_wait"() {fuser.derived = "global writes of nvasync.tma_reduce{{.*}} complete before nvasync.arrive_flag{{.*}}", pending = 0 : i32, read = false}
-// CHECK-NEXT: %[[OLD:.*]] = "nvasync.arrive_flag"(%[[FLAG]], %{{.*}}) {for_group = true, fuser.split_k = "last"}
+// CHECK-NEXT: %[[OLD:.*]] = "nvasync.arrive_flag"(%[[FLAG:.*]], %{{.*}}) {for_group = true, fuser.split_k = "last"}
 // CHECK-NEXT: "nvasync.fence_proxy_async"() {fuser.derived = "acquire -> async-proxy global writes: nvasync.arrive_flag{{.*}} -> nvasync.tma_store{{.*}}space = "global"
-// CHECK-NEXT: memref.store %[[OLD]], %[[ARRIVED:[0-9]+]][
+// CHECK-NEXT: memref.store %[[OLD]], %[[CELL:[0-9]+]][
 // CHECK-NEXT: {{^ *}}}
-// CHECK-NEXT: "nvasync.sync_threads"() {fuser.derived = "acquire -> the group's later accesses: nvasync.arrive_flag
-// CHECK-NEXT: {{^ *}}}
-// CHECK-NEXT: %[[BEFORE:.*]] = memref.load %[[ARRIVED]][
-// CHECK: %[[ALL_IN:.*]] = arith.cmpi eq, %[[BEFORE]], %c3_i32
-// CHECK-NEXT: %[[LAST:.*]] = arith.ori %[[DONE]], %[[ALL_IN]]
+// CHECK: "nvasync.bulk_wait"() {fuser.derived = "WAR: nvasync.tma_reduce{{.*}} reads smem -> vector.store{{.*}}read = true}
+// CHECK: "nvasync.sync_threads"() {fuser.derived = "acquire -> the group's later accesses: nvasync.arrive_flag
+// CHECK-NEXT: %[[BEFORE:.*]] = memref.load %[[CELL]][
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[BEFORE]], %c3_i32
 // CHECK-NEXT: scf.if %[[LAST]] {
 // CHECK-NEXT: scf.if %[[ISSUER]] {
 // CHECK-NEXT: "nvasync.reset_flag"(%[[FLAG]]) {fuser.split_k = "last"}
 // CHECK: scf.if %[[LAST]] {
+// CHECK: "nvasync.sync_threads"
 // CHECK: "nvasync.tma_store"
 
 // slots: each split stores its partial into a slot of its own (no predecessor wait, no reduce);
@@ -101,8 +84,9 @@
 // PTX: red.release.gpu.global.add.s32
 // PTX-LABEL: .entry atomic
 // PTX-NOT: red.release
-// PTX: ld.acquire.gpu.global.b32
+// PTX-NOT: ld.acquire
 // PTX: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group
+// PTX: cp.async.bulk.wait_group{{[[:space:]]+}}0;
 // PTX: atom.acq_rel.gpu.global.add.u32
 // PTX: st.relaxed.gpu.global.b32 {{.*}}, 0;
 // PTX-LABEL: .entry slots
@@ -149,14 +133,12 @@ gpu.module @kernels {
   gpu.func @atomic(%desc: !llvm.ptr, %out: !llvm.ptr, %flags: !llvm.ptr, %m: i32, %n: i32) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
     %box = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x32xf32, #gpu.address_space<workgroup>>
     %flat = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<2048xf32, #gpu.address_space<workgroup>>
-    %peeked = "nvasync.smem_buffer"() {offset = 8192 : i64} : () -> memref<1xi32, #gpu.address_space<workgroup>>
-    %arrived = "nvasync.smem_buffer"() {offset = 8208 : i64} : () -> memref<1xi32, #gpu.address_space<workgroup>>
+    %cell = "nvasync.smem_buffer"() {offset = 8192 : i64} : () -> memref<1xi32, #gpu.address_space<workgroup>>
     %tid = gpu.thread_id x
     %bid = gpu.block_id x
     %c4 = arith.constant 4 : index
     %c16 = arith.constant 16 : index
     %c32 = arith.constant 32 : index
-    %true = arith.constant true
     %w0 = arith.cmpi ult, %tid, %c32 : index
     %el = "nvasync.elect_one"() : () -> i1
     %issuer = arith.andi %w0, %el : i1
@@ -166,16 +148,12 @@ gpu.module @kernels {
     %tile64 = arith.index_cast %tile : index to i64
     %flag = llvm.getelementptr %flags[%tile64] : (!llvm.ptr, i64) -> !llvm.ptr, i32
     %e = arith.muli %tid, %c16 : index
-    %done = "nvasync.split_k_peek"(%flag, %issuer, %peeked) {splits = 4 : i32} : (!llvm.ptr, i1, memref<1xi32, #gpu.address_space<workgroup>>) -> i1
-    %adding = arith.xori %done, %true : i1
-    scf.if %adding {
-      %v = arith.constant dense<1.0> : vector<16xf32>
-      vector.store %v, %flat[%e] : memref<2048xf32, #gpu.address_space<workgroup>>, vector<16xf32>
-      scf.if %issuer {
-        "nvasync.split_k_store"(%desc, %box, %flag, %split, %m, %n) {mode = "atomic"} : (!llvm.ptr, memref<64x32xf32, #gpu.address_space<workgroup>>, !llvm.ptr, i32, i32, i32) -> ()
-      }
+    %v = arith.constant dense<1.0> : vector<16xf32>
+    vector.store %v, %flat[%e] : memref<2048xf32, #gpu.address_space<workgroup>>, vector<16xf32>
+    scf.if %issuer {
+      "nvasync.split_k_store"(%desc, %box, %flag, %split, %m, %n) {mode = "atomic"} : (!llvm.ptr, memref<64x32xf32, #gpu.address_space<workgroup>>, !llvm.ptr, i32, i32, i32) -> ()
     }
-    %last = "nvasync.split_k_last"(%flag, %issuer, %arrived, %done) {splits = 4 : i32} : (!llvm.ptr, i1, memref<1xi32, #gpu.address_space<workgroup>>, i1) -> i1
+    %last = "nvasync.split_k_last"(%flag, %issuer, %cell) {splits = 4 : i32} : (!llvm.ptr, i1, memref<1xi32, #gpu.address_space<workgroup>>) -> i1
     scf.if %last {
       %r = arith.constant dense<2.0> : vector<16xf32>
       vector.store %r, %flat[%e] : memref<2048xf32, #gpu.address_space<workgroup>>, vector<16xf32>

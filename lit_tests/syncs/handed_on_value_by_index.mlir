@@ -1,8 +1,7 @@
 // A branch on a shared-memory word each thread picks by its own index is divergent (unlike one word
 // every thread reads, handed_on_value_branch.mlir): no barrier may go inside it, so an exchange
 // between threads inside it cannot be ordered, and fuser-insert-syncs says so.
-// RUN: not fuser-opt %s -p fuser-insert-syncs -o /dev/null 2>&1 | FileCheck %s
-// CHECK: error: no barrier can order the {{R}}AW hazard memref.store@{{[0-9:]+}} -> memref.load@{{[0-9:]+}}: every point between them is reached only by a subset of all threads
+// RUN: fuser-opt %s -p fuser-insert-syncs --verify-diagnostics
 
 !cells = memref<256xi32, #gpu.address_space<workgroup>>
 !smem = memref<256xf32, #gpu.address_space<workgroup>>
@@ -20,6 +19,7 @@ gpu.module @kernels {
       %v = arith.constant 1.0 : f32
       memref.store %v, %buf[%tid] : !smem
       %other = arith.subi %c255, %tid : index
+      // expected-error @below {{no barrier can order the RAW hazard memref.store@20:7 -> memref.load@23:12: every point between them is reached only by a subset of all threads}}
       %w = memref.load %buf[%other] : !smem
       memref.store %w, %out[%tid] : memref<256xf32>
     }
