@@ -84,11 +84,11 @@ Nor (one run, six skinny shapes, 3-8 splits, when atomic mode still had a design
 giving the last split, which waited for the others' partials, 1.5-4x the K tiles of each other
 split so the others' release would land while it still streams -- every share ran within 0.3 us
 of the even one (64 x 2112 x 7168: 20.7-20.9 us); the kernel is DRAM-bound up to its last K tile
-whoever loads it, and fewer CTAs stream slower at the end.  Nor two CTAs per SM of 64-row tiles, so that one CTA's epilogue would overlap the other's
-main loop (Nsight Compute at boost clocks, 4096^3 and 8192 x 10240 x 8192, plain and the three
-fused rows): 64 x 192 in 2 stages and 64 x 128 in 3 or 4 took 1.4-2.2x as long as the heuristic's
-128 x 256 kernel; 64 x 256 does not compile, its wgmma needing 154 registers where two CTAs of
-256 threads get 128.
+whoever loads it, and fewer CTAs stream slower at the end.  Nor two CTAs per SM of 64-row tiles,
+so that one CTA's epilogue would overlap the other's main loop (Nsight Compute at boost clocks,
+4096^3 and 8192 x 10240 x 8192, plain and the three fused rows): 64 x 192 in 2 stages and 64 x 128
+in 3 or 4 took 1.4-2.2x as long as the heuristic's 128 x 256 kernel; 64 x 256 does not compile,
+its wgmma needing 154 registers where two CTAs of 256 threads get 128.
 """
 from __future__ import annotations
 
