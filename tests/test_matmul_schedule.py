@@ -295,7 +295,7 @@ SPLIT_K_PROTOCOLS = {
     # the last split to arrive runs the epilogue: no split waits (spins) for another
     "atomic": (('"nvasync.arrive_flag"', '"nvasync.reset_flag"', '"nvasync.tma_reduce"',
                 "complete before nvasync.arrive_flag", "acquire -> the group's later accesses: nvasync.arrive_flag",
-                '"acquire -> async-proxy global writes: nvasync.arrive_flag -> nvasync.tma_store"'),
+                '"acquire -> async-proxy global writes: nvasync.arrive_flag -> nvasync.tma_'),   # store or reduce
                ('"nvasync.wait_flag"', '"nvasync.release_flag"')),
 }
 
