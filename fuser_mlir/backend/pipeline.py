@@ -275,6 +275,7 @@ def _parser_crash(source: bytes) -> str | None:
     """None if a forked child parses `source` (successfully or with errors) and exits; else what
     killed it: LLVM's last message, or the signal."""
     import faulthandler
+    import gc
     import os
     import resource
 
@@ -282,7 +283,13 @@ def _parser_crash(source: bytes) -> str | None:
 
     ctx = _fork_parse_context()
     read_end, write_end = os.pipe()
+    # The child must not collect garbage: what it inherits may hold an earlier parse's context,
+    # whose destructor joins a thread pool whose threads exist only in the parent (a segfault).
+    collecting = gc.isenabled()
+    gc.disable()
     pid = os.fork()
+    if pid != 0 and collecting:
+        gc.enable()
     if pid == 0:
         os.close(read_end)
         os.dup2(write_end, 2)                                   # LLVM's message, for the parent
