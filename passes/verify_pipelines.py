@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from .smem_model import block_dims, cluster_size, kernels, memref_bytes
+from .smem_model import block_dims, cluster_size, is_smem, kernels, memref_bytes
 
 PROTOCOL_OPS = ("nvasync.mbarrier_init", "nvasync.mbarrier_arrive", "nvasync.mbarrier_arrive_expect_tx",
                 "nvasync.mbarrier_try_wait_parity", "nvasync.mbarrier_inval", "nvasync.tma_load",
@@ -255,11 +255,8 @@ _UNIFORM_SOURCES = ("gpu.block_id", "gpu.grid_dim", "gpu.block_dim", "gpu.cluste
 
 def _handed_on(op) -> bool:
     """A load of shared memory at constant indices: what one thread handed its group there."""
-    if op.name != "memref.load":
-        return False
-    in_smem = str(ir.MemRefType(op.operands[0].type).memory_space) == "#gpu.address_space<workgroup>"
-    return in_smem and all(not isinstance(v, ir.BlockArgument) and v.owner.name == "arith.constant"
-                           for v in op.operands[1:])
+    return op.name == "memref.load" and is_smem(op.operands[0]) and all(
+        not isinstance(v, ir.BlockArgument) and v.owner.name == "arith.constant" for v in op.operands[1:])
 
 
 class _Interpreter:

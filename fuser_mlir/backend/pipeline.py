@@ -284,12 +284,15 @@ def _parser_crash(source: bytes) -> str | None:
     ctx = _fork_parse_context()
     read_end, write_end = os.pipe()
     # The child must not collect garbage: what it inherits may hold an earlier parse's context,
-    # whose destructor joins a thread pool whose threads exist only in the parent (a segfault).
-    collecting = gc.isenabled()
+    # whose destruction segfaulted there (most likely its thread pool: the threads exist only in
+    # the parent).  The child exits by os._exit, so it needs no collection.
+    collecting, pid = gc.isenabled(), -1
     gc.disable()
-    pid = os.fork()
-    if pid != 0 and collecting:
-        gc.enable()
+    try:
+        pid = os.fork()
+    finally:                                    # the parent collects again, also if fork failed
+        if pid != 0 and collecting:
+            gc.enable()
     if pid == 0:
         os.close(read_end)
         os.dup2(write_end, 2)                                   # LLVM's message, for the parent
