@@ -7,7 +7,10 @@ it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persis
   * stage buffers: every smem buffer the body touches gets S copies (stage 0 is the scheduler's,
     stages 1..S-1 follow the last buffer, 1024-byte aligned, in the same relative layout), so a
     stage's loads, its consumers and its outputs never share memory with another stage's; a
-    layout over the 227 KiB a CTA may use is an error;
+    layout over the 227 KiB a CTA may use is an error.  A buffer the kernel also uses outside
+    the loop (a tile written after one run of the loop and read in the next run's body) is one
+    memory for every stage: not copied, so the uses outside see what the body wrote; its hazards
+    are the sync passes'.  A load into such a buffer is an error (the stages would share it);
   * global iteration count: the loop's iterations are numbered across every execution of it by
     the thread, g = g0 + i, where g0 (how many it ran before) is 0 at the kernel's top level and
     otherwise carried through every enclosing loop as an extra iter_arg, advanced by n after the
@@ -297,6 +300,13 @@ class _Pipeline:
             raise PipelineError(views[0], f"'{views[0].name}' makes a view of shared memory outside the "
                                           "pipelined loop that the loop uses; make it inside the loop, so each "
                                           "stage gets its own")
+        # A buffer the kernel also uses outside the loop is one memory for every stage: copies
+        # would hide what the body wrote from the uses outside (stage 0's copy is the only one they see).
+        for value in [v for v in touched if _used_outside(v, self.loop)]:
+            if any(load.operands[1] == value for load in self.loads):
+                raise PipelineError(touched[value], "a pipelined loop's load writes an smem buffer the kernel "
+                                                    "also uses outside the loop; each stage needs its own")
+            del touched[value]
         everything = []
         self.func.walk(lambda op: everything.append(op) or ir.WalkResult.ADVANCE
                        if op.name == "nvasync.smem_buffer" else ir.WalkResult.ADVANCE)
@@ -698,6 +708,15 @@ def _touches(op, ranges) -> bool:
     op.operation.walk(lambda o: hit.append(o) or ir.WalkResult.INTERRUPT if any(overlaps(v) for v in o.operands)
                       else ir.WalkResult.ADVANCE)
     return bool(hit)
+
+
+def _used_outside(value, loop) -> bool:
+    """Whether an op outside `loop` uses `value`."""
+    for use in value.uses:
+        user = use.owner
+        if not _inside(user, loop) and user != loop.operation:
+            return True
+    return False
 
 
 def _inside(op, ancestor) -> bool:

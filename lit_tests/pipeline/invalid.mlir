@@ -316,3 +316,24 @@ gpu.module @kernels {
   }
 }
 }
+
+// -----
+
+// a load into a buffer the kernel also uses outside the loop: the stages would share it
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    // expected-error @below {{a pipelined loop's load writes an smem buffer the kernel also uses outside the loop; each stage needs its own}}
+    %buf = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    memref.store %f, %buf[%c0, %c0] : memref<32x32xf32, #gpu.address_space<workgroup>>
+    scf.for %i = %c0 to %n step %c1 {
+      "nvasync.pipeline_load"(%d, %buf, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+    } {nvasync.pipeline = {stages = 2 : i64}}
+    gpu.return
+  }
+}
+}
