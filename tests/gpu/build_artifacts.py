@@ -3,6 +3,7 @@
     FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tests/gpu/build_artifacts.py
     python3 tests/gpu/build_artifacts.py --list      # the cases (and schedules) only, no compiling
     python3 tests/gpu/build_artifacts.py --shard 1/2 # every 2nd case from the first: run shards in parallel
+    python3 tests/gpu/build_artifacts.py --match overlap,splitk   # the cases whose names contain either
 
 TMA-pointwise cases are built once per pipeline mode (cases.with_modes), as test_pointwise runs them.
 """
@@ -56,6 +57,9 @@ def main():
     by_name = {name: (build, shape) for name, build, shape in REDUCTION_CASES}
     jobs += [(name, schedule, by_name[name][0], lambda fd, s=by_name[name][1]: reduction_inputs(fd, s, "meta"))
              for name, schedule in HELD_CASES]
+    if "--match" in sys.argv[1:]:
+        texts = sys.argv[sys.argv.index("--match") + 1].split(",")
+        jobs = [job for job in jobs if any(text in job[0] for text in texts)]
     for name, schedule, build, inputs_of in jobs[first::every]:
         if listing:
             print(name, schedule)
