@@ -34,3 +34,12 @@ def test_uneven_rounds_are_an_error():
     lines = [HEAD] + [kernel("plain 8x8x8|cublas", "nvjet", 1000)] * (ncu_matmul.ROUNDS + 1)
     with pytest.raises(ValueError, match="plain 8x8x8|cublas"):
         ncu_matmul.kernel_times(lines)
+
+
+def test_skinny_rows_flush_l2_per_call_not_per_kernel():
+    """cuBLAS's split-K reduce kernel reads its partials from L2: Nsight Compute must not flush
+    between the kernels of one call (the launches flush before each call instead)."""
+    assert ncu_matmul.rows(None, skinny=True) == [("plain", s) for s in ncu_matmul.bm.SKINNY_SHAPES]
+    skinny = ncu_matmul.ncu_command("ncu", None, False, True)
+    assert skinny[skinny.index("--cache-control") + 1] == "none" and skinny[-1] == "--skinny"
+    assert "--cache-control" not in ncu_matmul.ncu_command("ncu", None, False, False)

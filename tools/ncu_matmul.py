@@ -14,7 +14,10 @@ fuser_mlir's heuristic schedule and cuBLAS (`x @ w.t()`, `a @ b`); fused rows (E
 fuser_mlir, its full operands by vector loads (`tma_operands` 0) where a fusion has one, torch
 eager and torch.compile; `--variants` adds each plain row's schedule with every tile width,
 clusters of 2 and group_m 4 and 16 forced.  Each is launched ROUNDS times inside an NVTX range
-`row|system` that names its kernels; the median of the rounds is kept.
+`row|system` that names its kernels; the median of the rounds is kept.  `--skinny`: instead
+bench_matmul's skinny rows and systems (split-K in each mode, unsplit, 128-row tiles) against
+cuBLAS's split-K GEMM plus its reduce kernel, summed; their weights fit in L2, so each call runs
+after an L2 flush and Nsight Compute flushes nothing between the kernels of one call.
 
     # here (MLIR available): FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/ncu_matmul.py --build
     # on the H100, from tools/: FUSER_MLIR_CACHE_DIR=... FUSER_MLIR_OFFLINE=1 python3 ncu_matmul.py --json out.json
@@ -50,22 +53,33 @@ def systems(name, variants=False):
     return out
 
 
-def rows(only):
+def rows(only, skinny=False):
+    if skinny:
+        return [("plain", s) for s in bm.SKINNY_SHAPES]
     return [(name, s) for name, shapes in (("plain", bm.PLAIN_SHAPES), (bm.KN, bm.KN_SHAPES))
             if only is None or name in only for s in shapes] + \
         [(name, s) for name in bm.FUSIONS if name not in ("plain", bm.KN) and (only is None or name in only)
          for s in bm.EPILOGUE_SHAPES]
 
 
-def launch(only, variants) -> None:
-    """The launches Nsight Compute measures (run under it)."""
+def systems_of(fd, name, shape, variants, skinny):
+    """{system: schedule} of a row: a skinny row's are bench_matmul's skinny table's."""
+    return bm.skinny_variants(fd, *shape) if skinny else systems(name, variants)
+
+
+def launch(only, variants, skinny) -> None:
+    """The launches Nsight Compute measures (run under it).  Skinny rows: the L2 flushed before
+    each call (the weights fit in it), not between the kernels of one (cuBLAS's reduce kernel
+    reads its split-K partials from L2)."""
     import torch
+    from timing import flush_l2
 
     fds = {name: spec[0]() for name, spec in bm.FUSIONS.items()}
-    for name, (m, n, k) in rows(only):
+    for name, (m, n, k) in rows(only, skinny):
         fd, eager = fds[name], bm.FUSIONS[name][1]
         xs = bm.inputs(name, m, n, k, "cuda")
-        timed = {system: (lambda s=s: fd.execute(xs, schedule=s)) for system, s in systems(name, variants).items()}
+        timed = {system: (lambda s=s: fd.execute(xs, schedule=s))
+                 for system, s in systems_of(fd, name, (m, n, k), variants, skinny).items()}
         if name in ("plain", bm.KN):
             timed["cublas"] = lambda: eager(*xs)
         else:
@@ -76,6 +90,8 @@ def launch(only, variants) -> None:
             fn()
         for _ in range(ROUNDS):
             for system, fn in timed.items():
+                if skinny:
+                    flush_l2()
                 torch.cuda.nvtx.range_push(f"{name} {m}x{n}x{k}|{system}")
                 fn()
                 torch.cuda.nvtx.range_pop()
@@ -90,12 +106,18 @@ def ncu_binary() -> str:
     return found
 
 
-def measure(only, variants) -> dict:
+def ncu_command(ncu, only, variants, skinny) -> list[str]:
+    """The Nsight Compute command line that runs `launch` (skinny rows flush L2 themselves)."""
+    return [ncu, "--clock-control", "none", "--nvtx", "--print-nvtx-rename", "kernel", "--metrics", NCU_METRIC,
+            "--csv"] + (["--cache-control", "none"] if skinny else []) \
+        + [sys.executable, os.path.abspath(__file__), "--launch"] \
+        + (["--fusions", ",".join(sorted(only))] if only else []) + (["--variants"] if variants else []) \
+        + (["--skinny"] if skinny else [])
+
+
+def measure(only, variants, skinny) -> dict:
     """{row: {system: [us per round]}} from one Nsight Compute run of `launch`."""
-    command = [ncu_binary(), "--clock-control", "none", "--nvtx", "--print-nvtx-rename", "kernel",
-               "--metrics", NCU_METRIC, "--csv", sys.executable, os.path.abspath(__file__), "--launch"]
-    command += (["--fusions", ",".join(sorted(only))] if only else []) + (["--variants"] if variants else [])
-    done = subprocess.run(command, capture_output=True, text=True)
+    done = subprocess.run(ncu_command(ncu_binary(), only, variants, skinny), capture_output=True, text=True)
     times = kernel_times(done.stdout.splitlines())
     if done.returncode or not times:
         sys.exit(f"ncu_matmul: the Nsight Compute run failed (rc {done.returncode}):\n{done.stdout[-3000:]}"
@@ -132,24 +154,26 @@ def main():
     parser.add_argument("--fusions", help=f"only these rows, comma-separated, of: {', '.join(bm.FUSIONS)}")
     parser.add_argument("--variants", action="store_true", help="also each plain row's tile widths, clusters of 2 "
                                                                    "and group_m 4 and 16 (systems())")
+    parser.add_argument("--skinny", action="store_true", help="the skinny rows instead (bench_matmul --skinny's "
+                                                                 "shapes and systems), each call after an L2 flush")
     parser.add_argument("--launch", action="store_true", help="(internal) the launches ncu measures")
     args = parser.parse_args()
     only = set(args.fusions.split(",")) if args.fusions else None
     if args.build:
         fds = {name: spec[0]() for name, spec in bm.FUSIONS.items()}
-        for name, (m, n, k) in rows(only):
-            for s in systems(name, args.variants).values():
+        for name, (m, n, k) in rows(only, args.skinny):
+            for s in systems_of(fds[name], name, (m, n, k), args.variants, args.skinny).values():
                 fds[name].compile(bm.inputs(name, m, n, k, "meta"), schedule=s)
             print("built", name, m, n, k, flush=True)
         return
     if args.launch:
-        launch(only, args.variants)
+        launch(only, args.variants, args.skinny)
         return
     import torch
 
     results = {"device": torch.cuda.get_device_name(), "method": "Nsight Compute gpu__time_duration, "
                f"--clock-control none, median of {ROUNDS} launches (us)", "rows": []}
-    for row, per in measure(only, args.variants).items():
+    for row, per in measure(only, args.variants, args.skinny).items():
         us = {system: statistics.median(times) for system, times in per.items()}
         entry = {"row": row, "fusion": row.split(" ")[0], "us": us, "rounds_us": per}
         base = [s for s in REFERENCES if s in us]
