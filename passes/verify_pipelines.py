@@ -87,6 +87,8 @@ def verify_function(func) -> list[tuple[object, str]]:
     """(op, message) for the first violation found per explored trip count, deduplicated."""
     _contains.clear()
     _steps_of.clear()
+    _forms.clear()
+    _operands_of.clear()
     if not _contains_protocol(func, mbarriers_only=True):
         return []
     problems, seen = [], set()
@@ -217,13 +219,35 @@ _steps_of: dict = {}
 
 
 def _steps(block) -> list:
-    """The ops of `block` the interpreter runs: protocol ops and ops with regions that hold some
-    (the rest cannot emit events).  Memoized per run, like _contains."""
+    """The ops of `block` the interpreter runs, as (kind, op, what it needs read from the IR
+    once): protocol ops and ops with regions that hold some (the rest cannot emit events).
+    Memoized per run, like _contains."""
     if block not in _steps_of:
-        _steps_of[block] = [op.operation for op in block.operations
+        _steps_of[block] = [_step(op.operation) for op in block.operations
                             if op.operation.name in PROTOCOL_OPS or (len(op.operation.regions)
                                                                      and _contains_protocol(op.operation))]
     return _steps_of[block]
+
+
+def _step(op) -> tuple:
+    name = op.name
+    if name in PROTOCOL_OPS:
+        return "emit", op, None
+    if name == "scf.if":
+        return "if", op, (op.operands[0], [list(region.blocks) for region in op.regions])
+    if name == "scf.for":
+        view = op.opview
+        integers = lambda values: [v if _is_integer(v) else None for v in values]  # noqa: E731  (None: not tracked)
+        return "for", op, (view.lowerBound, view.upperBound, view.step, integers(view.initArgs),
+                           view.induction_variable, list(view.inner_iter_args), view.body,
+                           integers(list(view.body.operations)[-1].operands), list(op.results))
+    if name == "nvasync.warp_role":
+        return "role", op, (op.attributes["first_warp"].value, op.attributes["num_warps"].value, op.regions[0].blocks[0])
+    return "unmodelled", op, None
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value.type, (ir.IndexType, ir.IntegerType))
 
 
 # --- the interpreter: one thread class's protocol events -----------------------------------------
@@ -235,6 +259,7 @@ class Event:
     barrier: int = 0   # byte address of the mbarrier (or the barrier id for `barrier`)
     value: int = 0     # init: count; arrive: tx bytes; load: bytes; wait: parity; barrier: threads
     ctas: tuple = ()   # the CTAs whose mbarrier word it reaches (): the thread's own
+    role: tuple | None = None   # a named barrier's warp role: (first warp, warps); None: the CTA's
 
 
 _ARITH = {
@@ -251,6 +276,44 @@ _CMP = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 2: lambda a, b: a < b, 3
         8: lambda a, b: a > b, 9: lambda a, b: a >= b}
 _CASTS = ("arith.index_cast", "arith.index_castui", "arith.extui", "arith.extsi", "arith.trunci")
 _UNIFORM_SOURCES = ("gpu.block_id", "gpu.grid_dim", "gpu.block_dim", "gpu.cluster_id")
+
+
+# Memoized per run: how each value is computed (`_form`), each mbarrier op's operands (by the op's id:
+# the op objects `_steps` keeps).
+_forms: dict = {}
+_operands_of: dict = {}
+_IDENTITY = {"gpu.thread_id": "thread", "nvasync.elect_one": "elected", "nvasync.cluster_rank": "rank"}
+
+
+def _form(value) -> tuple:
+    """(kind, payload) of how `value` is computed, read once from the IR: ("compute", (fn, operand
+    values)), ("constant", n), the thread's identity ("thread", "elected", "rank"), "block" (a block
+    id), "undecidable" (a kernel argument, a uniform source, a carried value the loop did not make
+    known, a handed-on load), or "unknown" (payload: the op)."""
+    if isinstance(value, ir.BlockArgument):
+        return "undecidable", None
+    op = value.owner
+    name = op.name
+    if name == "arith.constant":
+        attr = op.attributes["value"]
+        return "constant", int(ir.BoolAttr(attr).value) if isinstance(attr, ir.BoolAttr) else ir.IntegerAttr(attr).value
+    if name in _IDENTITY:
+        return _IDENTITY[name], None
+    if name == "gpu.block_id":
+        return "block", op
+    if name == "scf.for" or name in _UNIFORM_SOURCES or _handed_on(op):
+        return "undecidable", None
+    operands = list(op.operands)
+    if name in _ARITH:
+        return "compute", (_ARITH[name], operands)
+    if name in _CASTS:
+        return "compute", (lambda a: a, operands)
+    if name == "arith.cmpi":
+        compare = _CMP[ir.IntegerAttr(op.attributes["predicate"]).value]
+        return "compute", (lambda a, b: int(compare(a, b)), operands)
+    if name == "arith.select":
+        return "compute", (lambda c, a, b: a if c else b, operands)
+    return "unknown", op
 
 
 def _handed_on(op) -> bool:
@@ -285,41 +348,36 @@ class _Interpreter:
             return self.bindings[value]
         if value in self.ivs:
             return self.ivs[value]
-        if isinstance(value, ir.BlockArgument):
-            raise Undecidable()                 # a kernel argument (or a carried value not known yet)
-        op = value.owner
-        name = op.name
-        if name == "scf.for":
-            raise Undecidable()                 # a carried value the loop did not make known
-        if name == "arith.constant":
-            attr = op.attributes["value"]
-            return int(ir.BoolAttr(attr).value) if isinstance(attr, ir.BoolAttr) else ir.IntegerAttr(attr).value
-        if name == "gpu.thread_id":
+        form = _forms.get(value)
+        if form is None:
+            form = _forms[value] = _form(value)
+        kind, payload = form
+        if kind == "compute":
+            fn, operands = payload
+            return fn(*[self.eval(v) for v in operands])
+        if kind == "constant":
+            return payload
+        if kind == "thread":
             return self.thread.tid
-        if name == "nvasync.elect_one":
+        if kind == "elected":
             return int(self.thread.elected)
-        if name == "nvasync.cluster_rank":
+        if kind == "rank":
             return self.thread.cta
-        if name == "gpu.block_id" and self.ctas > 1:
-            raise ProtocolError(op, "the mbarrier protocol of a cluster kernel depends on gpu.block_id, which "
-                                    "differs between the CTAs of a cluster: derive it from gpu.cluster_id")
-        if name in _UNIFORM_SOURCES or _handed_on(op):
+        if kind == "block" and self.ctas > 1:
+            raise ProtocolError(payload, "the mbarrier protocol of a cluster kernel depends on gpu.block_id, which "
+                                         "differs between the CTAs of a cluster: derive it from gpu.cluster_id")
+        if kind in ("undecidable", "block"):
             raise Undecidable()
-        args = [self.eval(v) for v in op.operands]
-        if name in _ARITH:
-            return _ARITH[name](*args)
-        if name in _CASTS:
-            return args[0]
-        if name == "arith.cmpi":
-            return int(_CMP[ir.IntegerAttr(op.attributes["predicate"]).value](*args))
-        if name == "arith.select":
-            return args[1] if args[0] else args[2]
-        raise ProtocolError(op, f"the mbarrier protocol depends on '{name}', which this check cannot evaluate")
+        for v in payload.operands:             # an undecidable operand is reported as such first
+            self.eval(v)
+        raise ProtocolError(payload, f"the mbarrier protocol depends on '{payload.name}', which this check "
+                                     "cannot evaluate")
 
     def known(self, value):
-        """The integer `value` holds, or None (not an integer, or not decidable here): loop-carried
-        integers (a global iteration count) are tracked, anything else is not the protocol's."""
-        if not isinstance(value.type, (ir.IndexType, ir.IntegerType)):
+        """The integer `value` holds, or None (`value` None, or not decidable here): loop-carried
+        integers (a global iteration count) are tracked; `_step` passes None for the others, which
+        are not the protocol's."""
+        if value is None:
             return None
         try:
             return self.eval(value)
@@ -365,37 +423,32 @@ class _Interpreter:
 
     # control flow
     def run_block(self, block) -> None:
-        for op in _steps(block):
-            self.run_op(op)
+        for step in _steps(block):
+            self.run_op(*step)
 
-    def run_op(self, op) -> None:
-        name = op.name
-        if name in PROTOCOL_OPS:
+    def run_op(self, kind, op, needs) -> None:
+        if kind == "emit":
             self.emit(op)
-        elif name == "scf.if":
-            if not _contains_protocol(op):
-                return
-            region = 0 if self.decide(op.operands[0], branch=True) else 1
-            for block in op.regions[region].blocks:
+        elif kind == "if":
+            condition, regions = needs
+            for block in regions[0 if self.decide(condition, branch=True) else 1]:
                 self.run_block(block)
-        elif name == "scf.for":
-            if not _contains_protocol(op):
-                return
-            view = op.opview
-            lower, upper, step = (self.decide(v) for v in (view.lowerBound, view.upperBound, view.step))
-            carried = [self.known(v) for v in view.initArgs]
+        elif kind == "for":
+            lower, upper, step, inits, iv, iter_args, body, yielded, results = needs
+            lower, upper, step = self.decide(lower), self.decide(upper), self.decide(step)
+            carried = [self.known(v) for v in inits]
             for i in range(lower, upper, step) if not self.collecting else [lower]:
-                self.ivs[view.induction_variable] = i
-                self.bind(view.inner_iter_args, carried)
-                self.run_block(view.body)
-                carried = [self.known(v) for v in list(view.body.operations)[-1].operands]
-            self.bind(op.results, carried)
-        elif name == "nvasync.warp_role":
-            first, count = op.attributes["first_warp"].value, op.attributes["num_warps"].value
+                self.ivs[iv] = i
+                self.bind(iter_args, carried)
+                self.run_block(body)
+                carried = [self.known(v) for v in yielded]
+            self.bind(results, carried)
+        elif kind == "role":
+            first, count, block = needs
             if first <= self.thread.tid // 32 < first + count:
-                self.run_block(op.regions[0].blocks[0])
-        elif len(op.regions) and _contains_protocol(op):
-            raise ProtocolError(op, f"mbarrier protocol inside '{name}', which this check does not model")
+                self.run_block(block)
+        else:
+            raise ProtocolError(op, f"mbarrier protocol inside '{op.name}', which this check does not model")
 
     def emit(self, op) -> None:
         name = op.name
@@ -403,7 +456,12 @@ class _Interpreter:
             self.events.append(Event("barrier", op, 0, 0))
             return
         if name == "nvasync.named_barrier":
-            self.events.append(Event("barrier", op, op.attributes["id"].value, op.attributes["threads"].value))
+            role = op.parent
+            while role is not None and role.name != "nvasync.warp_role":
+                role = role.parent
+            self.events.append(Event("barrier", op, op.attributes["id"].value, op.attributes["threads"].value, (),
+                                     None if role is None else (role.attributes["first_warp"].value,
+                                                                role.attributes["num_warps"].value)))
             return
         if name == "nvasync.warp_sync":
             self.events.append(Event("barrier", op, WARP_SYNC, 0))
@@ -411,36 +469,57 @@ class _Interpreter:
         if name == "nvasync.cluster_sync":
             self.events.append(Event("barrier", op, CLUSTER, 0))
             return
-        view = op.opview
-        start = view.barriers.owner.attributes["offset"].value if not isinstance(view.barriers, ir.BlockArgument) \
-            and view.barriers.owner.name == "nvasync.smem_buffer" else None
-        if start is None:
-            raise ProtocolError(op, "the mbarrier array must be an nvasync.smem_buffer")
-        address = start + 8 * self.decide(view.stage)
+        if id(op) not in _operands_of:
+            _operands_of[id(op)] = _mbarrier_operands(op)
+        start, stage, view = _operands_of[id(op)]
+        address = start + 8 * self.decide(stage)
         if name == "nvasync.mbarrier_init":
-            self.events.append(Event("init", op, address, view.count))
+            self.events.append(Event("init", op, address, view["count"]))
         elif name == "nvasync.mbarrier_arrive":
             self.events.append(Event("arrive", op, address, 0))
         elif name == "nvasync.mbarrier_arrive_cluster":
-            cta = self.decide(view.cta)
+            cta = self.decide(view["cta"])
             if not 0 <= cta < self.ctas:
                 raise ProtocolError(op, f"remote arrive on CTA {cta} of a cluster of {self.ctas}")
             self.events.append(Event("arrive", op, address, 0, (cta,)))
         elif name == "nvasync.mbarrier_arrive_expect_tx":
-            self.events.append(Event("arrive", op, address, view.bytes))
+            self.events.append(Event("arrive", op, address, view["bytes"]))
         elif name == "nvasync.mbarrier_try_wait_parity":
-            self.events.append(Event("wait", op, address, self.decide(view.parity) & 1))
+            self.events.append(Event("wait", op, address, self.decide(view["parity"]) & 1))
         elif name == "nvasync.mbarrier_inval":
             self.events.append(Event("inval", op, address, 0))
         elif name == "nvasync.tma_load":
-            self.events.append(Event("load", op, address, memref_bytes(view.dst.type)))
+            self.events.append(Event("load", op, address, view["dst_bytes"]))
         elif name == "nvasync.tma_load_multicast":
-            if view.ctas != self.ctas:
-                raise ProtocolError(op, f"a multicast over {view.ctas} CTAs in a cluster of {self.ctas}")
+            if view["ctas"] != self.ctas:
+                raise ProtocolError(op, f"a multicast over {view['ctas']} CTAs in a cluster of {self.ctas}")
             # Every CTA's dst fills (each CTA's slice reaches all): dst's bytes on every CTA's word,
             # 1/ctas of them from this thread's slice.
-            self.events.append(Event("load", op, address, memref_bytes(view.dst.type) // view.ctas,
-                                     tuple(range(view.ctas))))
+            self.events.append(Event("load", op, address, view["dst_bytes"] // self.ctas, tuple(range(self.ctas))))
+
+
+def _mbarrier_operands(op) -> tuple:
+    """(the mbarrier array's byte offset, the stage value, {operand or attribute: value}) of an
+    mbarrier-protocol op, read from the IR once (the opview's accessors are slow)."""
+    view = op.opview
+    barriers = view.barriers
+    if isinstance(barriers, ir.BlockArgument) or barriers.owner.name != "nvasync.smem_buffer":
+        raise ProtocolError(op, "the mbarrier array must be an nvasync.smem_buffer")
+    name = op.name
+    fields = {}
+    if name == "nvasync.mbarrier_init":
+        fields["count"] = view.count
+    elif name == "nvasync.mbarrier_arrive_cluster":
+        fields["cta"] = view.cta
+    elif name == "nvasync.mbarrier_arrive_expect_tx":
+        fields["bytes"] = view.bytes
+    elif name == "nvasync.mbarrier_try_wait_parity":
+        fields["parity"] = view.parity
+    elif name in ("nvasync.tma_load", "nvasync.tma_load_multicast"):
+        fields["dst_bytes"] = memref_bytes(view.dst.type)
+        if name == "nvasync.tma_load_multicast":
+            fields["ctas"] = view.ctas
+    return barriers.owner.attributes["offset"].value, view.stage, fields
 
 
 # --- the abstract machine ------------------------------------------------------------------------
@@ -465,9 +544,14 @@ class _Thread:
     held: bool = False                              # at a CTA barrier, until all members arrive
     observed: dict = field(default_factory=dict)    # mbarrier -> last phase observed
 
+    def __post_init__(self):
+        self.length = len(self.events)
+        # per event, the mbarrier words (CTA, byte address) it reaches
+        self.words = [[(cta, e.barrier) for cta in (e.ctas or (self.cls.cta,))] for e in self.events]
+
     @property
     def done(self) -> bool:
-        return self.pc >= len(self.events)
+        return self.pc >= self.length
 
 
 def _schedules(classes):
@@ -486,39 +570,50 @@ class _Machine:
         self.label = label
         self.barriers: dict[tuple, Barrier] = {}      # (CTA, byte address) -> its state
         self.at_cta_barrier: dict = {}                 # (barrier id, members) -> threads held there
+        self.rendezvous: dict = {}                     # memo of `members`: its key -> (members, names)
 
     def fail(self, op, thread, message):
         raise ProtocolError(op, f"{message} ({self.label}, {thread.cls.name}, schedule: {self.order_name})")
 
     def run(self) -> None:
         turn = 0
-        while not all(t.done for t in self.threads):
-            runnable = [t for t in self.threads if not t.done and self.can_step(t)]
+        threads, round_robin = self.threads, self.order_name == "round robin"
+        while True:
+            runnable = [t for t in threads if t.pc < t.length and self.can_step(t)]
             if not runnable:
+                if all(t.done for t in threads):
+                    break
                 self.deadlock()
-            thread = runnable[turn % len(runnable)] if self.order_name == "round robin" else runnable[0]
+            thread = runnable[turn % len(runnable)] if round_robin else runnable[0]
             turn += 1
             self.step(thread)
         self.at_exit()
-
-    @staticmethod
-    def words(thread, event) -> list[tuple]:
-        """The mbarrier words (CTA, address) the event reaches."""
-        return [(cta, event.barrier) for cta in (event.ctas or (thread.cls.cta,))]
 
     def can_step(self, thread) -> bool:
         if thread.held:
             return False
         event = thread.events[thread.pc]
         if event.kind == "wait":
-            state = self.barriers.get(self.words(thread, event)[0])
+            state = self.barriers.get(thread.words[thread.pc][0])
             return state is None or not state.valid or (state.completed & 1) != event.value
         return True
 
-    def members(self, event, cls) -> set:
-        """The classes a barrier waits for: every class of the cluster (cluster_sync), all of the
-        CTA's (bar.sync 0), those of the named barrier's warp role, or those sharing a warp with
-        `cls` (warp_sync)."""
+    def members(self, event, cls) -> tuple:
+        """(members, their names) of a barrier: the classes it waits for -- every class of the
+        cluster (cluster_sync), all of the CTA's (bar.sync 0), those of the named barrier's warp
+        role, or those sharing a warp with `cls` (warp_sync)."""
+        if event.barrier == WARP_SYNC:
+            key = (WARP_SYNC, cls)
+        elif event.barrier == CLUSTER:
+            key = (CLUSTER,)
+        else:
+            key = (cls.cta, event.role if event.value else None)
+        if key not in self.rendezvous:
+            members = self.find_members(event, cls)
+            self.rendezvous[key] = (members, frozenset(c.name for c in members))
+        return self.rendezvous[key]
+
+    def find_members(self, event, cls) -> set:
         if event.barrier == CLUSTER:
             return {t.cls for t in self.threads}
         classes = {t.cls for t in self.threads if t.cls.cta == cls.cta}
@@ -530,12 +625,9 @@ class _Machine:
                     return members
                 members |= more
                 warps |= set().union(*(c.warps for c in more))
-        role = event.op.parent if event.value else None
-        while role is not None and role.name != "nvasync.warp_role":
-            role = role.parent
-        if role is None:
+        if not event.value or event.role is None:
             return classes
-        first, count = role.attributes["first_warp"].value, role.attributes["num_warps"].value
+        first, count = event.role
         return {c for c in classes if first <= c.tid // 32 < first + count}
 
     def state_of(self, thread, event, word) -> Barrier:
@@ -555,8 +647,8 @@ class _Machine:
         event = thread.events[thread.pc]
         kind = event.kind
         if kind == "barrier":
-            members = self.members(event, thread.cls)
-            key = (event.barrier, frozenset(c.name for c in members))
+            members, names = self.members(event, thread.cls)
+            key = (event.barrier, names)
             held = self.at_cta_barrier.setdefault(key, [])
             held.append(thread)
             if {t.cls for t in held} >= members:
@@ -566,15 +658,16 @@ class _Machine:
             else:
                 thread.held = True
             return
+        words = thread.words[thread.pc]
         thread.pc += 1
         if kind == "init":
-            word = self.words(thread, event)[0]
+            word = words[0]
             state = self.barriers.get(word)
             if state is not None and state.valid:
                 self.fail(event.op, thread, f"mbarrier at byte {event.barrier} initialised twice")
             self.barriers[word] = Barrier(event.value, event.value)
             return
-        for word in self.words(thread, event):
+        for word in words:
             state = self.state_of(thread, event, word)
             if kind == "arrive":
                 state.pending -= thread.cls.threads
@@ -595,7 +688,8 @@ class _Machine:
                 self.observe(thread, event, state, word)
             elif kind == "inval":
                 users = [t for t in self.threads if t is not thread and
-                         any(word in self.words(t, e) and e.kind not in ("barrier", "inval") for e in t.events[t.pc:])]
+                         any(word in t.words[k] and t.events[k].kind not in ("barrier", "inval")
+                             for k in range(t.pc, t.length))]
                 if users:
                     self.fail(event.op, thread, f"mbarrier at byte {event.barrier} invalidated while "
                                                 f"{users[0].cls.name} may still use it")
@@ -624,7 +718,7 @@ class _Machine:
         thread = next((t for t in blocked if not t.held), blocked[0])
         event = thread.events[thread.pc]
         if event.kind == "wait":
-            state = self.barriers[self.words(thread, event)[0]]
+            state = self.barriers[thread.words[thread.pc][0]]
             if state.pending == 0:
                 detail = (f"; every arrival is in, but expect-tx announces {state.announced} bytes and "
                           f"the loads deliver {state.delivered}")
