@@ -179,6 +179,7 @@ def verify_function(func):
     """[(op, op, message)]: every hazard not synchronized, every barrier that does not name the
     threads reaching it."""
     reset_memo()
+    _words.clear()
     trace = build_trace(func)
     problems = []
     for i, a in enumerate(trace):
@@ -298,9 +299,8 @@ def _check_pair(trace, i, j):
     if A.proxy == "async" and A.is_write:            # TMA load -> use
         if B.is_write and B.proxy == "async":
             return None
-        load = a.op.opview
         waits = _between(trace, i, j, lambda e: e.op.name == "nvasync.mbarrier_try_wait_parity"
-                         and _same_mbarrier(e.op.opview, load) and threads_of(e.op).covers(B.threads))
+                         and _same_mbarrier(e.op, a.op) and threads_of(e.op).covers(B.threads))
         return None if waits else f"TMA load used without waiting on its mbarrier: {names}"
     if A.proxy == "async" and not A.is_write and B.is_write:
         if op_key(a.op).name == "nvasync.wgmma":
@@ -391,7 +391,7 @@ def _released(trace, i, j):
     for k in range(i + 1, len(trace)):
         e = trace[k]
         if not (e.op.name == "nvasync.mbarrier_arrive" and threads_of(e.op).within(A.threads.role)
-                and _surely(e, a, a) and any(_same_mbarrier(w.op.opview, e.op.opview) for w in acquires)):
+                and _surely(e, a, a) and any(_same_mbarrier(w.op, e.op) for w in acquires)):
             continue
         if threads_of(e.op) != A.threads and not _between(trace, i, k, lambda x: x.op.name == "nvasync.warp_sync"):
             return f"a warp's accesses released by one lane's mbarrier arrive without a warp sync before it: {names}"
@@ -403,9 +403,21 @@ def _released(trace, i, j):
             f"ordered by an mbarrier arrive after the access and a wait on it before the TMA load: {names}")
 
 
-def _same_mbarrier(wait, load) -> bool:
-    return (byte_range(wait.barriers) == byte_range(load.barriers)
-            and structural_key(wait.stage) == structural_key(load.stage))
+def _same_mbarrier(a, b) -> bool:
+    """Whether ops `a` and `b` (mbarrier ops, TMA loads) name the same mbarrier word."""
+    return _mbarrier_word(a) == _mbarrier_word(b)
+
+
+_words: dict = {}       # id(op) -> (op, its word): memoized per run (the trace's ops live through it)
+
+
+def _mbarrier_word(op) -> tuple:
+    """(the mbarrier array's byte range, a structural key of the stage index) of `op`."""
+    found = _words.get(id(op))
+    if found is None or found[0] is not op:
+        view = op.opview
+        found = _words[id(op)] = (op, (byte_range(view.barriers), structural_key(view.stage)))
+    return found[1]
 
 
 def _check_bulk_release(trace, i, j, names, A, B, single_thread):
