@@ -471,31 +471,31 @@ class _Interpreter:
             return
         if id(op) not in _operands_of:
             _operands_of[id(op)] = _mbarrier_operands(op)
-        start, stage, view = _operands_of[id(op)]
+        start, stage, fields = _operands_of[id(op)]
         address = start + 8 * self.decide(stage)
         if name == "nvasync.mbarrier_init":
-            self.events.append(Event("init", op, address, view["count"]))
+            self.events.append(Event("init", op, address, fields["count"]))
         elif name == "nvasync.mbarrier_arrive":
             self.events.append(Event("arrive", op, address, 0))
         elif name == "nvasync.mbarrier_arrive_cluster":
-            cta = self.decide(view["cta"])
+            cta = self.decide(fields["cta"])
             if not 0 <= cta < self.ctas:
                 raise ProtocolError(op, f"remote arrive on CTA {cta} of a cluster of {self.ctas}")
             self.events.append(Event("arrive", op, address, 0, (cta,)))
         elif name == "nvasync.mbarrier_arrive_expect_tx":
-            self.events.append(Event("arrive", op, address, view["bytes"]))
+            self.events.append(Event("arrive", op, address, fields["bytes"]))
         elif name == "nvasync.mbarrier_try_wait_parity":
-            self.events.append(Event("wait", op, address, self.decide(view["parity"]) & 1))
+            self.events.append(Event("wait", op, address, self.decide(fields["parity"]) & 1))
         elif name == "nvasync.mbarrier_inval":
             self.events.append(Event("inval", op, address, 0))
         elif name == "nvasync.tma_load":
-            self.events.append(Event("load", op, address, view["dst_bytes"]))
+            self.events.append(Event("load", op, address, fields["dst_bytes"]))
         elif name == "nvasync.tma_load_multicast":
-            if view["ctas"] != self.ctas:
-                raise ProtocolError(op, f"a multicast over {view['ctas']} CTAs in a cluster of {self.ctas}")
+            if fields["ctas"] != self.ctas:
+                raise ProtocolError(op, f"a multicast over {fields['ctas']} CTAs in a cluster of {self.ctas}")
             # Every CTA's dst fills (each CTA's slice reaches all): dst's bytes on every CTA's word,
             # 1/ctas of them from this thread's slice.
-            self.events.append(Event("load", op, address, view["dst_bytes"] // self.ctas, tuple(range(self.ctas))))
+            self.events.append(Event("load", op, address, fields["dst_bytes"] // self.ctas, tuple(range(self.ctas))))
 
 
 def _mbarrier_operands(op) -> tuple:
