@@ -16,9 +16,12 @@ the protocol the kernel would run is executed on an abstract machine and must
   * never deadlock: some thread can always move until every thread has finished.
 The machine runs one representative thread per class: per warp, its elected lane and one lane
 that is not elected (classes whose protocol traces are identical merge into one that stands for
-all their threads), so "the issuer", each role's warps and "every other thread" are executed.  CTA barriers (`sync_threads`, `named_barrier`) are rendezvous
-of the classes they cover, `warp_sync` one of the classes sharing a warp.  Schedules: round robin, and for each class one where it always runs
-first and one where it always runs last, which is where lagging waiters and early uses show.
+all their threads), so "the issuer", each role's warps and "every other thread" are executed.
+CTA barriers are rendezvous of the classes they cover: `sync_threads` every class, a
+`named_barrier` those of the warps reaching it (its warp role's, or those a warp-selecting branch
+takes: smem_model.threads_of); `warp_sync` one of the classes sharing a warp.  Schedules: round
+robin, and for each class one where it always runs first and one where it always runs last, which
+is where lagging waiters and early uses show.
 A kernel launched in clusters of C CTAs (`nvvm.cluster_dim`) runs C copies of every class, one
 per CTA rank (`cluster_rank` evaluates to it), each with its own mbarriers: a remote arrival
 (`mbarrier_arrive_cluster`) lands on the word of the CTA it names, a multicast load
@@ -50,7 +53,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from .smem_model import block_dims, cluster_size, is_smem, kernels, memref_bytes
+from .smem_model import block_dims, cluster_size, is_smem, kernels, memref_bytes, reset_memo, threads_of
 
 PROTOCOL_OPS = ("nvasync.mbarrier_init", "nvasync.mbarrier_arrive", "nvasync.mbarrier_arrive_expect_tx",
                 "nvasync.mbarrier_try_wait_parity", "nvasync.mbarrier_inval", "nvasync.tma_load",
@@ -88,6 +91,7 @@ def verify_function(func) -> list[tuple[object, str]]:
     _contains.clear()
     _steps_of.clear()
     _forms.clear()
+    reset_memo()        # threads_of's facts are keyed by op pointers
     _operands_of.clear()
     if not _contains_protocol(func, mbarriers_only=True):
         return []
@@ -287,9 +291,10 @@ _IDENTITY = {"gpu.thread_id": "thread", "nvasync.elect_one": "elected", "nvasync
 
 def _form(value) -> tuple:
     """(kind, payload) of how `value` is computed, read once from the IR: ("compute", (fn, operand
-    values)), ("constant", n), the thread's identity ("thread", "elected", "rank"), "block" (a block
-    id), "undecidable" (a kernel argument, a uniform source, a carried value the loop did not make
-    known, a handed-on load), or "unknown" (payload: the op)."""
+    values)), ("constant", n), ("branch", (condition, the value each region of an scf.if yields)),
+    the thread's identity ("thread", "elected", "rank"), "block" (a block id), "undecidable" (a
+    kernel argument, a uniform source, a carried value the loop did not make known, a handed-on
+    load), or "unknown" (payload: the op)."""
     if isinstance(value, ir.BlockArgument):
         return "undecidable", None
     op = value.owner
@@ -313,6 +318,9 @@ def _form(value) -> tuple:
         return "compute", (lambda a, b: int(compare(a, b)), operands)
     if name == "arith.select":
         return "compute", (lambda c, a, b: a if c else b, operands)
+    if name == "scf.if" and _is_integer(value):     # the value the taken region yields
+        k = value.result_number
+        return "branch", (operands[0], [list(region.blocks[0].operations)[-1].operands[k] for region in op.regions])
     return "unknown", op
 
 
@@ -355,6 +363,9 @@ class _Interpreter:
         if kind == "compute":
             fn, operands = payload
             return fn(*[self.eval(v) for v in operands])
+        if kind == "branch":
+            condition, yielded = payload
+            return self.eval(yielded[0 if self.eval(condition) else 1])
         if kind == "constant":
             return payload
         if kind == "thread":
@@ -455,13 +466,9 @@ class _Interpreter:
         if name == "nvasync.sync_threads":
             self.events.append(Event("barrier", op, 0, 0))
             return
-        if name == "nvasync.named_barrier":
-            role = op.parent
-            while role is not None and role.name != "nvasync.warp_role":
-                role = role.parent
+        if name == "nvasync.named_barrier":     # its warps: the warp role's, or a warp-selecting branch's
             self.events.append(Event("barrier", op, op.attributes["id"].value, op.attributes["threads"].value, (),
-                                     None if role is None else (role.attributes["first_warp"].value,
-                                                                role.attributes["num_warps"].value)))
+                                     threads_of(op).role))
             return
         if name == "nvasync.warp_sync":
             self.events.append(Event("barrier", op, WARP_SYNC, 0))
