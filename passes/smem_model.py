@@ -366,7 +366,7 @@ def _warps_taking(cond, taken):
     dims = block_dims(enclosing_func(cond.owner))
     if dims is None or (dims[0] * dims[1] * dims[2]) % 32:
         return None
-    values = _per_thread(cond, dims, {})
+    values = per_thread(cond, dims, {})
     if values is None:
         return None
     warps = []
@@ -416,7 +416,7 @@ _CASTS = {"arith.index_cast": True, "arith.extsi": True, "arith.index_castui": F
           "arith.extui": False, "arith.trunci": False}              # name -> sign-extends
 
 
-def _per_thread(value, dims, memo):
+def per_thread(value, dims, memo):
     """`value` in every thread of the block (linear thread order, unsigned in its bit width), or
     None when it depends on anything but the thread index and constants."""
     if isinstance(value, ir.BlockArgument):
@@ -448,7 +448,7 @@ def _evaluate(owner, value, dims, memo):
         return [t // stride % dims[axis] for t in range(count)]
     if name == "gpu.lane_id":
         return [t % 32 for t in range(count)]
-    operands = [_per_thread(v, dims, memo) for v in owner.operands]
+    operands = [per_thread(v, dims, memo) for v in owner.operands]
     if any(o is None for o in operands):
         return None
     if name in _BINARY:

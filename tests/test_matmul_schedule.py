@@ -386,5 +386,8 @@ def test_full_operand_arrives_by_tma_one_tile_ahead(private_cache):
     k_loop = consumer.index('fuser.pipeline = "full[a]: wait"')
     assert consumer.index('fuser.pipeline = "full: wait"') > k_loop, "the operand wait follows the K loop"
     assert '"WAR: nvasync.tma_store reads smem -> nvasync.tma_load"' in ir_text
-    assert "ld.global" not in compiled.ptx.split("wgmma.mma_async")[-1], "the epilogue loads no global memory"
+    epilogue = compiled.ptx.split("wgmma.mma_async")[-1]
+    assert "ld.global" not in epilogue, "the epilogue loads no global memory"
+    # fuser-unroll-loops: a box's 16 in-place pairs are loaded before the first is stored.
+    assert epilogue[:epilogue.index("st.shared.b32")].count("ld.shared.v2.b16") == 16
     assert compiled.artifact.cubin, "ptxas produced no cubin"
