@@ -89,6 +89,14 @@ chunk step carried (the sync passes could not tell that each thread reads back w
 written and read through different views), or the staging pass.  With a static branch per chunk,
 ptxas hoisted every chunk's addresses out of the loop and spilled; a chunk indexed by the K step
 (one copy of its code) spilled nothing.
+Nor can a fourth warpgroup run the epilogue while the consumers run the next K loop (a probe, not
+committed): ptxas sizes every instruction against the kernel's register target, 65536 / 512 = 128
+at 512 threads, and wgmma m64n256 needs 154 ("Insufficient registers (128) to compile
+instruction"), whatever setmaxnreg grants the consumers; and setmaxnreg in branches whose code
+paths merge again is ignored (C7507), so each warpgroup's budget holds only over code of its own.
+The room left is the producer warpgroup's two idle warps: an epilogue there is a loop nest of its
+own, handed the staged tile through mbarriers (consumers' generic writes, its reads and TMA store)
+-- a handoff fuser-pipeline-mbarriers and the sync passes do not model yet.
 
 Clusters (cluster_m = 2): the CTAs of a cluster take adjacent tile rows of one tile column (a
 cluster's work unit is a tile of cluster_m x block_m rows in the grouped order, over
