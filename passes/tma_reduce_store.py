@@ -38,7 +38,13 @@ mode; 64 x 2112 x 7168: 20.6-20.7 us against 21.0-21.2, the others within 0-0.3 
 read of the flag after the K loop -- letting a split that finds every other split in skip its
 own reduce and arrival -- ran 0-0.5 us slower than without: the read's round trip sits on every
 split's path, and within a tile the splits finish too close together for the slowest to find
-the others in.  Decision: no such read; every split adds its partial.
+the others in.  Decision: no such read; every split adds its partial.  Nor a ticket taken right
+after the K loop, the last to take one keeping its partial in registers and waiting for the
+others' adds on the tile's second flag (a probe, not committed; Nsight Compute, H100, alternating
+with this protocol on one machine): 64 x 2112 x 7168 19.9-20.4 us against 19.2-19.4, 64 x 1024 x
+16384 21.1 against 20.3-20.6, the skinny table's geomean against cuBLAS 0.967-0.971x against
+0.983-0.992x.  Its last split still waits out the others' reduce-adds, and the ticket's round
+trip comes first.
 
 Syncs are not written here: fuser-insert-syncs adds the barriers after the acquires, the bulk
 commit and the `wait_group 0` without `.read` that completes the global writes before a release
