@@ -7,8 +7,11 @@ to the issuing thread (a barrier orders threads, not proxies).  Always the `.sha
 never the bare one (which also orders global memory, at a measured cost).  Never under the issue
 predicate: the fence sits in the block of the barrier, which every writer reaches, so threads do
 not diverge right before `bar.sync`.  One fence covers every write before it, so one is placed per
-handing-over barrier; an existing fence of the writers covers when it is `.shared::cta`,
-`.shared::cluster` (which includes the CTA's shared memory) or the bare form.  When the elected
+handing-over barrier, at the last barrier on the path that orders the writers before the reader
+(the one closest to the reader: hazards reaching it from several writes -- a loop-carried write
+from another branch among them -- share its fence); an existing fence of the writers followed by
+such a barrier covers when it is `.shared::cta`, `.shared::cluster` (which includes the CTA's
+shared memory) or the bare form.  When the elected
 thread writes and then issues the async op itself there is no barrier: the fence goes right
 before the async op.  None after TMA loads: their mbarrier completion already orders them for
 generic readers and for wgmma.
@@ -58,14 +61,21 @@ def _fence_before_handover(a, b) -> None:
         return
     single = a.threads == b.threads and a.threads.issuer     # the writer issues the async op itself
     reason = f"generic writes -> async proxy: {describe(a.op)} -> {describe(b.op)}"
+    fenced, handover = False, None
     for p in path.ops:
         if p.op.name == FENCE and p.op.attributes["space"].value in FENCE_SPACES_COVERING_CTA_SMEM \
                 and threads_of(p.op).covers(a.threads):
-            return                                   # an existing fence in the writers covers it
+            if single:
+                return                               # the writer's own fence before its async op
+            fenced = True
         if not single and p.op.name in BARRIERS and barrier_orders(p.op, a.threads, b.threads):
-            with ir.InsertionPoint(p.op), p.op.location:
-                mark(nvasync.FenceProxyAsyncOp(space="shared::cta"), reason)
-            return
+            if fenced:
+                return                               # an existing fence in the writers, then a handover
+            handover = p.op
+    if handover is not None:    # the last handing-over barrier: a fence there serves the hazards
+        with ir.InsertionPoint(handover), handover.location:     # that reach the reader through it
+            mark(nvasync.FenceProxyAsyncOp(space="shared::cta"), reason)
+        return
     if single:
         with ir.InsertionPoint(b.op), b.op.location:
             mark(nvasync.FenceProxyAsyncOp(space="shared::cta"), reason)

@@ -2,9 +2,10 @@
 
 It shares the facts of `smem_model` (what each op reads and writes, which threads run it) but none
 of the insertion passes' reasoning: it unrolls every scf.for twice into one abstract trace
-(iteration 0 then 1, so loop-carried hazards appear as ordinary pairs), and for each pair of
-conflicting accesses A -> B in the trace asks whether the syncs the rules require appear between
-them and *surely run* whenever A and B do.  A sync surely runs when each of its guards (an
+(iteration 0 then 1, so loop-carried hazards appear as ordinary pairs; an scf.if's then and else
+branches one after the other, and a pair from the two branches of one execution is no pair), and
+for each pair of conflicting accesses A -> B in the trace asks whether the syncs the rules require
+appear between them and *surely run* whenever A and B do.  A sync surely runs when each of its guards (an
 enclosing loop iteration, a uniform scf.if) is also a guard of A or B, or is implied by one
 (`r*S + s < n` holds when `r*S + s' < n` does for s <= s').  Sync ops under an elect_one guard
 run on the issuing thread only.
@@ -189,8 +190,8 @@ def verify_function(func):
             b = trace[j]
             if b.access is None or op_key(a.op) == op_key(b.op) and a.iterations == b.iterations:
                 continue
-            if not (a.access.is_write or b.access.is_write) or not a.access.overlaps(b.access):
-                continue
+            if not (a.access.is_write or b.access.is_write) or not a.access.overlaps(b.access) or _exclusive(a, b):
+                continue            # (the trace walks an scf.if's two branches one after the other)
             message = _check_pair(trace, i, j)
             if message:
                 problems.append((a.op, b.op, message))
