@@ -98,8 +98,6 @@ def _loads_first(ops, iterations) -> list[int]:
         needed.add(k)
         stack += [positions[v.owner.operation] for v in ops[k].operands
                   if not isinstance(v, ir.BlockArgument) and v.owner.operation in positions]
-    if any(k in stores for k in needed):
-        return []
     dims = block_dims(enclosing_func(ops[0]))
     if dims is None:
         return []
