@@ -75,6 +75,17 @@ on the A and B stages' `full` barriers take 11 % of the warp stall samples with 
 operand, 6 % in the plain GEMM and 5 % with vector loads (which pay in the epilogue's global
 loads instead).  So the operand's 64 KB load, landing as the next K loop starts, delays that
 loop's stage loads -- whether it hits L2 or not.
+Nor an L2 prefetch that bypasses the TMA unit (`prefetch.global.L2`, two lines per consumer thread,
+of the next tile's operand tile at the tile's start, at K step K / 2, or at K / 2 with evict_last;
+Nsight Compute at boost clocks, two rounds, one H100): residual add and silu(y) * gate 2-6 us
+slower at 4096^3 (residual add 197.8-199.6 against 194.0-194.1 us) and 14-33 us at 8192 x 10240 x
+8192.  What cuBLAS runs for torch.compile's residual add at 4096^3 (ncu launch statistics):
+`nvjet_sm90_tst_256x128_64x4_1x2_h_badd_coopA_TNT` -- 256 x 128 tiles, 4 stages, 384 threads, 168
+registers, 213 KB of shared memory (four 48 KB stages leave about 21 KB for the epilogue, so its
+output and C go through small subtiles), 2-CTA clusters; at ncu's locked clocks it took 208.0 us
+with C and 208.3 without: C costs it nothing.  A fourth stage alone is not it: 128 x 192 tiles in
+3 and 4 stages (one ncu run at boost clocks) took 216.0 / 206.6 us plain at 4096^3 and 225.5 /
+213.9 with the residual (128 x 256 in 3: 182.1 and 192.4), the operand's cost 9.5 and 7.3 us.
 Nor the epilogue overlapped with the next tile's K loop by the same warpgroups (a probe, not
 committed; two runs, Nsight Compute at the clocks the GPU picks): after its K
 loop a tile's accumulator, rounded to the matmul's dtype, was staged in the output's smem tile,
