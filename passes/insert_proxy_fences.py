@@ -13,8 +13,10 @@ from another branch among them -- share its fence); an existing fence of the wri
 such a barrier covers when it is `.shared::cta`, `.shared::cluster` (which includes the CTA's
 shared memory) or the bare form.  When the elected
 thread writes and then issues the async op itself there is no barrier: the fence goes right
-before the async op.  None after TMA loads: their mbarrier completion already orders them for
-generic readers and for wgmma.
+before the async op.  When the writers hand the buffer on to other warps through an mbarrier
+(fuser-insert-syncs' `Handoffs`: warp roles, which no barrier can order), the fence goes
+right before their arrive.  None after TMA loads: their mbarrier completion already orders them
+for generic readers and for wgmma.
 
 Rule (global memory): an acquire (`wait_flag`, `arrive_flag`) followed, in the same thread, by a TMA
 store/reduce needs `fence.proxy.async.global` between them: the acquire orders the generic proxy
@@ -24,7 +26,7 @@ TMA op it reaches; an existing `.global` or bare fence on the path covers.
 
 Contract
   in:  kernels after fuser-insert-syncs (each generic-write -> async-read hazard has a barrier on
-       its path).
+       its path, or an mbarrier handoff between disjoint warps).
   out: the same kernels plus fences, each marked `fuser.derived`.
 """
 from __future__ import annotations
@@ -32,7 +34,7 @@ from __future__ import annotations
 from mlir import ir
 
 from ..dialects import nvasync
-from .insert_syncs import BARRIERS, describe, mark
+from .insert_syncs import BARRIERS, Handoffs, describe, mark
 from .smem_model import (ACQUIRES, FENCE_SPACES_COVERING_CTA_SMEM, accesses, barrier_orders, kernels,
                          record_loop_steps, threads_of)
 from .sync_paths import find_path, invalidate
@@ -46,12 +48,18 @@ def run(module_op, pass_) -> None:
         invalidate()
         record_loop_steps(func)
         found = accesses(func)
+        handoffs = Handoffs(func)
         for a in found:
             if not (a.proxy == "generic" and a.is_write):
                 continue
             for b in found:
                 if b.proxy == "async" and not b.is_write and a.overlaps(b):
-                    _fence_before_handover(a, b)
+                    arrive = handoffs.arrive(a.op, a.threads, b.op, b.threads) \
+                        if a.threads.disjoint(b.threads) else None
+                    if arrive is not None:
+                        _fence_before_arrive(a, b, arrive)
+                    else:
+                        _fence_before_handover(a, b)
         _fence_after_acquires(func)
 
 
@@ -79,6 +87,18 @@ def _fence_before_handover(a, b) -> None:
     if single:
         with ir.InsertionPoint(b.op), b.op.location:
             mark(nvasync.FenceProxyAsyncOp(space="shared::cta"), reason)
+
+
+def _fence_before_arrive(a, b, arrive) -> None:
+    """Writers that hand the buffer on to other warps through an mbarrier: the fence goes right
+    before their arrive, unless one of theirs already stands between the write and it."""
+    path = find_path(a.op, arrive)
+    if path is None or any(p.op.name == FENCE and p.op.attributes["space"].value in FENCE_SPACES_COVERING_CTA_SMEM
+                           and threads_of(p.op).covers(a.threads) for p in path.ops):
+        return
+    with ir.InsertionPoint(arrive), arrive.location:
+        mark(nvasync.FenceProxyAsyncOp(space="shared::cta"),
+             f"generic writes -> async proxy, handed on by an mbarrier: {describe(a.op)} -> {describe(b.op)}")
 
 
 def _fence_after_acquires(func) -> None:

@@ -28,6 +28,15 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
   * TMA store/reduce -> semaphore release (`release_flag`, `arrive_flag`): the issuer waits
     `cp.async.bulk.wait_group 0` *without* `.read` (which covers only the smem source) right
     before releasing, so other CTAs that acquire see the global writes (Triton PR #10415).
+  * accesses of two concurrent warp roles (different nvasync.warp_role regions, disjoint warps):
+    no barrier -- one between the roles would hold the second until the first ends, a deadlock
+    where the first waits on the second.  An mbarrier handoff orders them (`Handoffs`: the
+    role that accessed the buffer arrives after its access, the other waits on that word before
+    its own), which the pipeline owning the buffer writes: the pass requires one from the
+    writer's role, and one back where both accesses sit in loops (the buffer reused), and reports
+    a missing one.  A TMA store handed back so gets its issuer's `wait_group.read` before the
+    issuer's arrive.  Disjoint warps of warp-selecting branches that hand on by mbarrier need no
+    barrier either.
   * mbarrier init -> any use: `fence.mbarrier_init` after the initialising thread's last init, and
     a barrier before other threads use it.
   * mbarrier use by other threads (wait, arrive) -> `mbarrier.inval`: a barrier, so no thread
@@ -274,16 +283,23 @@ class _Inserter:
         # Hazards only a cluster barrier orders come first: the CTA's own pairs it covers too
         # (mbarrier init -> its local and its peers' uses: one cluster barrier, no bar.sync).
         pairs = [(a, b) for a, b in self.hazards() if needs_barrier(a, b)]
+        self.handoffs = Handoffs(self.func)
         pairs.sort(key=lambda p: (not _needs_cluster(*p), order[op_key(p[0].last)] > order[op_key(p[1].op)],
                                   order[op_key(p[1].op)], -order[op_key(p[0].last)]))
         for a, b in pairs:
-            path = find_path(a.last, b.op)
             cluster = _needs_cluster(a, b)
+            kind = 'WAR' if not a.is_write else 'WAW' if b.is_write else 'RAW'
+            if not cluster and _concurrent_roles(a, b):
+                self.check_handoff(a, b, kind)
+                continue
+            path = find_path(a.last, b.op)
             if path is None or any((p.op.name == CLUSTER_SYNC if cluster else p.op.name in BARRIERS)
                                    and barrier_orders(p.op, a.threads, b.threads) for p in path.ops):
                 continue
-            kind = 'WAR' if not a.is_write else 'WAW' if b.is_write else 'RAW'
             reason = f"{kind}: {describe(a.op)} -> {describe(b.op)}"
+            if not cluster and a.threads.disjoint(b.threads) \
+                    and self.handoffs.arrive(a.last, a.threads, b.op, b.threads) is not None:
+                continue        # warps a branch selects, handing the buffer on through an mbarrier
             if cluster:
                 self.place_cluster_sync(path, b.op, reason)
                 continue
@@ -304,6 +320,24 @@ class _Inserter:
                     mark(nvasync.SyncThreadsOp(), reason)
                 else:
                     mark(nvasync.NamedBarrierOp(id=self.barrier_id(role, b.op), threads=32 * role[1]), reason)
+
+    def check_handoff(self, a, b, kind):
+        """A and B run in concurrent warp roles: no barrier can order them (one between the roles
+        would hold one role until the other ends, a deadlock where it waits on the other); an
+        mbarrier handoff must, which the pipeline that owns the buffer writes.  The writer's role
+        hands the buffer on; where both sit in loops (the buffer reused), the other hands it back
+        too.  A missing handoff is an error at B."""
+        reused = all(any(p.name == "scf.for" for p in parent_ops(x)) for x in (a.last, b.op))
+        if not (a.is_write or reused) or self.handoffs.arrive(a.last, a.threads, b.op, b.threads) is not None:
+            return
+        if a.is_write and b.is_write and not reused \
+                and self.handoffs.arrive(b.last, b.threads, a.op, a.threads) is not None:
+            return                  # one-shot writes of two roles: either may go first
+        raise PlacementError(b.op, f"no barrier can order the {kind} hazard {describe(a.op)} -> {describe(b.op)}: "
+                                   f"{a.threads.describe()} and {b.threads.describe()} run in concurrent warp roles, "
+                                   "and a barrier between the roles would hold one until the other ends (a "
+                                   "deadlock where it waits on the other); hand the buffer on with an mbarrier: an "
+                                   "arrive after the first access in its role, a wait on it before the second")
 
     def place_cluster_sync(self, path, where, reason, wait_only: bool = False):
         """A cluster barrier (or its wait half) on `path`, in the kernel's top-level block (every
@@ -389,6 +423,7 @@ class _Inserter:
     # --- bulk groups -----------------------------------------------------------------------------
     def place_bulk_waits(self):
         found = accesses(self.func)
+        self.handoffs = Handoffs(self.func)
         stores = [a for a in found if a.op.name in ("nvasync.tma_store", "nvasync.tma_reduce")]
         for store in stores:
             self.ensure_commit(store.op)
@@ -434,14 +469,22 @@ class _Inserter:
             mark(nvasync.BulkCommitOp(), f"commit the bulk group of {describe(ops[last_store])}")
 
     def wait_before_release(self, store: Access, writer: Access):
-        path = find_path(store.op, writer.op)
+        # Other warps (a warp role) rewriting it are handed the buffer by an mbarrier: the issuer's
+        # wait goes before the arrive that hands it on.
+        arrive = self.handoffs.arrive(store.op, store.threads, writer.op, writer.threads) \
+            if store.threads.disjoint(writer.threads) else None
+        path = find_path(store.op, writer.op if arrive is None else arrive)
         if path is None:
             return
         ops = path.ops
         issuer = store.threads.issuer         # bulk groups are per thread: count only its own
         commit_at = next((i for i, p in enumerate(ops) if p.op.name == "nvasync.bulk_commit"
                           and p.issuer == issuer), None)
-        if writer.proxy == "generic":
+        if arrive is not None:
+            if commit_at is None:
+                return
+            release = len(ops)
+        elif writer.proxy == "generic":
             releases = [i for i, p in enumerate(ops) if p.op.name in BARRIERS
                         and barrier_orders(p.op, store.threads, writer.threads)]
             if not releases or commit_at is None:
@@ -457,9 +500,9 @@ class _Inserter:
                     and ir.IntegerAttr(p.op.attributes["pending"]).value <= commits:
                 return        # an existing wait already covers the store
         pending = commits
-        anchor = ops[release].op if release < len(ops) else op_key(writer.op)
+        anchor = ops[release].op if release < len(ops) else op_key(writer.op if arrive is None else arrive)
         reason = f"WAR: {describe(store.op)} reads smem -> {describe(writer.op)}"
-        if release < len(ops):
+        if release < len(ops) or arrive is not None and threads_of(arrive) != store.threads:
             self.issuer_wait(anchor, pending, reason, store.op)
         else:
             with ir.InsertionPoint(anchor), anchor.location:
@@ -506,6 +549,40 @@ class _Inserter:
                     and ir.IntegerAttr(p.op.attributes["pending"]).value <= commits:
                 return True
         return False
+
+
+class Handoffs:
+    """A kernel's mbarrier arrives and waits in program order, to tell which arrive hands a buffer
+    on from one set of warps to another.  Disjoint warps run concurrently, so that, not a barrier,
+    orders them; fuser-verify-syncs checks each handoff's direction and releases,
+    fuser-verify-pipelines its phases.  Built before syncs are inserted: the numbering orders the
+    ops it saw."""
+
+    def __init__(self, func):
+        self.order = {}
+
+        def number(op):
+            self.order[op_key(op)] = len(self.order)
+            return ir.WalkResult.ADVANCE
+
+        func.walk(number, ir.WalkOrder.PRE_ORDER)
+        self.words = [w for w in accesses(func) if w.proxy == "mbarrier"]
+
+    def arrive(self, a_op, a_threads, b_op, b_threads):
+        """The arrive that hands what `a_op` accessed on to `b_op`'s warps: an arrive by a's warps
+        after a_op on a word that b's threads wait on before b_op, in program order; or None."""
+        order = self.order
+        waits = {(w.start, w.end) for w in self.words if w.op.name == "nvasync.mbarrier_try_wait_parity"
+                 and w.threads.covers(b_threads) and order[op_key(w.op)] < order[op_key(b_op)]}
+        return next((w.op for w in self.words if w.op.name == "nvasync.mbarrier_arrive"
+                     and (w.threads.within(a_threads.role) or w.threads.covers(a_threads))
+                     and order[op_key(w.op)] > order[op_key(a_op)] and (w.start, w.end) in waits), None)
+
+
+def _concurrent_roles(a, b) -> bool:
+    """A and B sit in different nvasync.warp_role regions of disjoint warps: they run concurrently."""
+    roles = [next((p for p in parent_ops(x) if p.name == "nvasync.warp_role"), None) for x in (a.last, b.op)]
+    return all(r is not None for r in roles) and roles[0] != roles[1] and a.threads.disjoint(b.threads)
 
 
 def _needs_cluster(a, b) -> bool:

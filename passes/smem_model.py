@@ -71,6 +71,12 @@ class Threads:
             return True
         return self.role is not None and role[0] <= self.role[0] and sum(self.role) <= sum(role)
 
+    def disjoint(self, other: "Threads") -> bool:
+        """No warp is in both sets (each names a warp range): warps that run concurrently unless a
+        barrier over both or an mbarrier handoff orders them."""
+        first, second = self.role, other.role
+        return first is not None and second is not None and (sum(first) <= second[0] or sum(second) <= first[0])
+
     def covers(self, other: "Threads") -> bool:
         """Every thread of `other` is in this set."""
         return self == other or (self.issuer is None and not self.subset and other.within(self.role))

@@ -10,7 +10,13 @@ enclosing loop iteration, a uniform scf.if) is also a guard of A or B, or is imp
 (`r*S + s < n` holds when `r*S + s' < n` does for s <= s').  Sync ops under an elect_one guard
 run on the issuing thread only.
 
-Rules checked (../shared/HOPPER.md): generic<->generic by other threads: a barrier over both;
+Rules checked (../shared/HOPPER.md): generic<->generic by other threads: a barrier over both, or,
+between disjoint warps (warp roles run concurrently), an mbarrier handoff in the protocol's order
+-- the access of the earlier iteration first (each warp set's i-th use pairs with the other's
+i-th), in one iteration the write: an arrive by the first access's warps after it (a warp sync
+first where one lane arrives for its warp), a wait on that word by the second's threads before
+it; a generic write handed to another role's async proxy is fenced (`fence.proxy.async`) before
+the arrive, and a TMA store's issuer waits `wait_group.read` before handing its smem back;
 generic write -> async read: a `fence.proxy.async` covering the CTA's shared memory (.shared::cta,
 .shared::cluster -- the cluster's shared memory includes the CTA's -- or the bare form) run by
 every writer, then a barrier;
@@ -192,9 +198,21 @@ def verify_function(func):
                 continue
             if not (a.access.is_write or b.access.is_write) or not a.access.overlaps(b.access) or _exclusive(a, b):
                 continue            # (the trace walks an scf.if's two branches one after the other)
-            message = _check_pair(trace, i, j)
+            message, at = _check_pair(trace, i, j), (a.op, b.op)
+            if message and _handoff_pair(a.access, b.access):      # disjoint warps: or an mbarrier handoff
+                order = _goes_first(a, b)
+                first, second = (i, j) if order is not False else (j, i)
+                handoff = _released(trace, first, second)
+                if handoff is not None and order is None:           # either order will do
+                    handoff = _released(trace, j, i) and handoff
+                f, g = trace[first], trace[second]
+                message, at = handoff, (f.op, g.op)
+                if handoff == NO_HANDOFF:
+                    message = (f"{f.access.threads.describe()} and {g.access.threads.describe()} ordered neither by a "
+                               f"barrier over both nor by an mbarrier handoff (an arrive after the first access, a "
+                               f"wait on it before the second): {_name(f.op)} -> {_name(g.op)}")
             if message:
-                problems.append((a.op, b.op, message))
+                problems.append((*at, message))
     problems += _check_exit(trace)
     problems += _check_cluster_phases(trace)
     problems += _check_releases(trace)
@@ -359,10 +377,6 @@ def _check_wgmma(trace, func):
     return problems
 
 
-def _disjoint(r1, r2) -> bool:
-    return r1 is not None and r2 is not None and (sum(r1) <= r2[0] or sum(r2) <= r1[0])
-
-
 def _check_cross_role(trace):
     """Warp roles run concurrently: an access by one role and another role's TMA load that
     overwrites it are ordered only by an mbarrier release -> acquire.  After the access, its
@@ -376,14 +390,47 @@ def _check_cross_role(trace):
             continue
         for j in loads:
             b = trace[j]
-            if _disjoint(a.access.threads.role, b.access.threads.role) and a.access.overlaps(b.access):
+            if a.access.threads.disjoint(b.access.threads) and a.access.overlaps(b.access):
                 message = _released(trace, i, j)
+                if message == NO_HANDOFF:
+                    message = (f"{a.access.threads.describe()} and {b.access.threads.describe()} (another warp "
+                               f"role) overwriting it are not ordered by an mbarrier arrive after the access and "
+                               f"a wait on it before the TMA load: {_name(a.op)} -> {_name(b.op)}")
                 if message:
                     problems.append((a.op, b.op, message))
     return problems
 
 
+NO_HANDOFF = "no mbarrier hands the buffer on"
+
+
+def _handoff_pair(A: Access, B: Access) -> bool:
+    """Accesses of disjoint warps that an mbarrier handoff may order instead of a barrier (warp
+    roles run concurrently: no barrier can stand between them): generic accesses and async reads
+    (a TMA load's own rules are `_check_pair`'s and `_check_cross_role`'s)."""
+    return A.threads.disjoint(B.threads) and all(
+        x.proxy == "generic" or x.proxy == "async" and not x.is_write for x in (A, B))
+
+
+def _goes_first(a: Event, b: Event):
+    """Which of two handed-on accesses the protocol orders first: the one of the earlier iteration
+    of the loops enclosing both (each warp set's i-th use pairs with the other's i-th, as in a
+    pipeline), in the same iteration the write (a buffer is handed on once written).  True: a,
+    False: b, None: either (two writes of one iteration)."""
+    va, vb = ([k for kind, _, k in e.guards if kind == "loop"] for e in (a, b))
+    n = min(len(va), len(vb))
+    if va[:n] != vb[:n]:
+        return va[:n] < vb[:n]
+    return a.access.is_write if a.access.is_write != b.access.is_write else None
+
+
 def _released(trace, i, j):
+    """Is trace[i]'s access handed on to trace[j]'s (other warps) through an mbarrier: after it,
+    its warps release it (a warp sync when one elected lane arrives for the warp; after a wgmma,
+    the wait retiring its group; after a TMA store, the issuer's `wait_group.read` covering it;
+    generic writes the async proxy reads next, `fence.proxy.async` by the writers) and arrive on
+    an mbarrier on which trace[j]'s threads wait before their access?  None when so, NO_HANDOFF
+    when no arrive and wait pair up, else what is missing.  Phases are fuser-verify-pipelines'."""
     a, b = trace[i], trace[j]
     A, B = a.access, b.access
     names = f"{_name(a.op)} -> {_name(b.op)}"
@@ -391,17 +438,25 @@ def _released(trace, i, j):
                 and threads_of(e.op).covers(B.threads) and _surely(e, b, b)]
     for k in range(i + 1, len(trace)):
         e = trace[k]
-        if not (e.op.name == "nvasync.mbarrier_arrive" and threads_of(e.op).within(A.threads.role)
+        arriving = threads_of(e.op)
+        if not (e.op.name == "nvasync.mbarrier_arrive" and (arriving.within(A.threads.role) or arriving.covers(A.threads))
                 and _surely(e, a, a) and any(_same_mbarrier(w.op, e.op) for w in acquires)):
             continue
-        if threads_of(e.op) != A.threads and not _between(trace, i, k, lambda x: x.op.name == "nvasync.warp_sync"):
+        if not arriving.covers(A.threads) and not _between(trace, i, k, lambda x: x.op.name == "nvasync.warp_sync"):
             return f"a warp's accesses released by one lane's mbarrier arrive without a warp sync before it: {names}"
         if op_key(a.op).name == "nvasync.wgmma":
             return _check_group_done(trace, i, k, names, "nvasync.wgmma_commit", "nvasync.wgmma_wait",
                                      before="the mbarrier arrive releasing its operands")
+        if op_key(a.op).name in ("nvasync.tma_store", "nvasync.tma_reduce") \
+                and _bulk_wait_covering(trace, i, e, k, read=True) is None:
+            return f"smem handed on before the TMA store finished reading it (no covering wait_group.read): {names}"
+        if A.proxy == "generic" and A.is_write and B.proxy == "async" and not _between(
+                trace, i, k, lambda x: x.op.name == "nvasync.fence_proxy_async"
+                and x.op.attributes["space"].value in FENCE_SPACES_COVERING_CTA_SMEM
+                and threads_of(x.op).covers(A.threads)):
+            return f"generic writes handed to the async proxy without fence.proxy.async before the arrive: {names}"
         return None
-    return (f"{A.threads.describe()} and {B.threads.describe()} (another warp role) overwriting it are not "
-            f"ordered by an mbarrier arrive after the access and a wait on it before the TMA load: {names}")
+    return NO_HANDOFF
 
 
 def _same_mbarrier(a, b) -> bool:
