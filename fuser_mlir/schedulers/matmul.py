@@ -73,7 +73,12 @@ both: a third less L2 traffic per CTA at 128 x 256 tiles); unsplit only.  The he
 cluster_m 1: on the H100 (interleaved A/B of the same schedule with and without, 5-6 rounds,
 medians) clusters ran 0.96-1.02x over the 14 plain and 6 fused benchmark rows -- 1.02x for the
 8192 x 10240 x 8192 silu(y)*gate and residual add, 0.96-0.98x at N = 2112 and for 4096^3
-bias+gelu and residual add --, so B's L2 traffic is not what bounds these shapes.  Split-K
+bias+gelu and residual add --, so B's L2 traffic is not what bounds these shapes.  Clustered
+kernels read full operands by vector loads (tma_operand_tiles); a probe lifting that (its kernels
+verified) ran the same as the unclustered TMA-operand kernel (Nsight Compute, boost clocks, two
+rounds, one H100): residual add 190.4-191.3 against 190.4-190.7 us at 4096^3 and 1747.6-1751.1
+against 1751.7-1757.0 at 8192 x 10240 x 8192, silu(y) * gate 195.4-197.2 against 195.5-195.7 and
+1773.0-1774.2 against 1770.0-1771.4.  Split-K
 itself: matmul_kernel.py and passes/tma_reduce_store.py.  Tried and not kept (one probe run): a
 tile's splits as one thread block cluster, their accumulators added through distributed shared
 memory in a tree of cluster barriers (consumer-issued loads, so the tree stays in the kernel's

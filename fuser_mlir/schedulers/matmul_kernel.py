@@ -86,6 +86,12 @@ output and C go through small subtiles), 2-CTA clusters; at ncu's locked clocks 
 with C and 208.3 without: C costs it nothing.  A fourth stage alone is not it: 128 x 192 tiles in
 3 and 4 stages (one ncu run at boost clocks) took 216.0 / 206.6 us plain at 4096^3 and 225.5 /
 213.9 with the residual (128 x 256 in 3: 182.1 and 192.4), the operand's cost 9.5 and 7.3 us.
+The operand's bytes are read once: at 4096^3 the residual-add kernel reads 220 MB from DRAM against
+the plain GEMM's 187 MB (+33.5 MB: the 32 MB operand), at 39 % and 36 % of the DRAM's peak on
+average (ncu, same run: 190.4 against 180.0 us).  Spreading the operand's box loads over the K
+loop could not be measured: a PTX-edited kernel issuing them from the storing thread (a counter
+and branches in the consumers' round loop) stopped at an illegal instruction on the H100 even
+with those branches never taken; not pursued (the producer warp would be the place to issue them).
 Nor the epilogue overlapped with the next tile's K loop by the same warpgroups (a probe, not
 committed; two runs, Nsight Compute at the clocks the GPU picks): after its K
 loop a tile's accumulator, rounded to the matmul's dtype, was staged in the output's smem tile,
