@@ -38,8 +38,11 @@ it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persis
     with one arrival per warp on every role's `empty` barrier (`empty` initialised with the
     number of consumer warps): a warp sync orders the warp's reads, then its elected lane
     arrives.  setmaxnreg moves registers from the producers (dec) to the consumers (inc), the
-    budget checked against the SM's 65536.  A consumer's release after asynchronous reads (wgmma)
-    is ordered by fuser-flush-wgmma, which sees the arrival as a release.  Decision: a stage is
+    budget checked against what the launch holds (the SM's 65536 over the block's threads, in
+    multiples of 8 each: 168 x 384 = 64512): an inc takes only registers a dec gave back, and
+    waits for them (a hang on the H100 with 96 x 128 + 208 x 256 = 65536).  A consumer's release
+    after asynchronous reads (wgmma) is ordered by fuser-flush-wgmma, which sees the arrival as a
+    release.  Decision: a stage is
     released in its own iteration, after its wgmma group retires (`wait_group 0`), not one
     iteration later behind `wait_group 1` (CUTLASS's way, which keeps a group in flight across
     steps): on the H100 (plain GEMM 4096^3, 8192^3, 4096 x 10240 x 8192, Nsight Compute) the
@@ -504,10 +507,17 @@ class _Pipeline:
             raise PipelineError(self.loop, f"warp specialization needs whole consumer warpgroups; the kernel has "
                                            f"{consumers} threads")
         if opts.producer_regs is not None:
+            # setmaxnreg.inc takes only registers a dec in the CTA gave back: the budget is what
+            # the launch allocated, the SM's 65536 over the threads in multiples of 8 (at most 255
+            # a thread, so 248).
+            threads = consumers + 128
+            launched = threads * min(65536 // threads // 8 * 8, 248)
             budget = 128 * opts.producer_regs + consumers * opts.consumer_regs
-            if budget > 65536:
+            if budget > launched:
                 raise PipelineError(self.loop, f"register budget {128} x {opts.producer_regs} + {consumers} x "
-                                               f"{opts.consumer_regs} = {budget} exceeds the 65536 registers of an SM")
+                                               f"{opts.consumer_regs} = {budget} exceeds the {launched} registers "
+                                               f"a launch of {threads} threads holds ({launched // threads} each): "
+                                               "setmaxnreg.inc would wait forever")
         self.func.attributes["gpu.known_block_size"] = ir.DenseI32ArrayAttr.get([consumers + 128, 1, 1])
         first_producer = consumers // 32
         pairs = {role: (arrays[2 * k], arrays[2 * k + 1]) for k, role in enumerate(roles)}
