@@ -217,6 +217,13 @@ OPS = [
     _op("setmaxnreg", "Change the per-thread register budget of the warpgroup (action inc | dec).",
         attrs=[Attr("regs", "i32"), Attr("action", "str")],
         semantics=Semantics(executed_by="warpgroup"), ptx="setmaxnreg.{inc|dec}.sync.aligned.u32 N"),
+    _op("offload", "Run the body on `warps` warps of its own, once per iteration of the loop around it, "
+        "beside the kernel's other roles: fuser-pipeline-mbarriers gives it warps of the producer "
+        "warpgroup and hands the shared memory it uses from the consumers to it and back through "
+        "mbarriers.  The body's one block argument is the thread's index in those warps; it ends "
+        "with gpu.yield.",
+        attrs=[Attr("warps", "i32")], regions=["body"],
+        ptx="(none: fuser-pipeline-mbarriers rewrites it into a warp role)"),
     _op("warp_role", "Run the body on warps [first_warp, first_warp + num_warps) only "
         "(warp specialization). The body ends with gpu.yield.",
         attrs=[Attr("first_warp", "i32"), Attr("num_warps", "i32")], regions=["body"],
@@ -535,6 +542,17 @@ def _check_warp_role(view):
     return errors
 
 
+def _check_offload(view):
+    errors = [] if 1 <= view.warps <= 3 else [f"warps must be in [1, 3] (the producer warpgroup's), got {view.warps}"]
+    blocks = list(view.body.blocks)
+    if len(blocks) != 1 or len(blocks[0].arguments) != 1 or str(blocks[0].arguments[0].type) != "index" \
+            or not list(blocks[0].operations) \
+            or blocks[0].operations[len(blocks[0].operations) - 1].name != "gpu.yield":
+        errors.append("the body must be one block with one index argument (the thread in the offload's warps), "
+                      "ending with gpu.yield")
+    return errors
+
+
 _CHECKS = {
     "smem_buffer": _check_smem_buffer,
     "store_peer": _check_store_peer,
@@ -563,6 +581,7 @@ _CHECKS = {
     "wgmma_wait": _check_wgmma_wait,
     "setmaxnreg": _check_setmaxnreg,
     "warp_role": _check_warp_role,
+    "offload": _check_offload,
 }
 
 

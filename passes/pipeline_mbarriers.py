@@ -66,6 +66,19 @@ it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persis
     ring).  Its consumers wait after the inner loop, where they first touch the data.  Loops are
     rewritten outermost first; when the inner one is warp-specialized, the outer protocol moves
     into the consumer role with the rest of the loop nest;
+  * offload (warp_specialized, an `nvasync.offload {warps = W}` directly in the body of the one
+    loop around the pipelined loop, a tile loop at the kernel's top level from 0 with step 1):
+    its body runs on W idle warps of the producer warpgroup (after the roles' warps), in a copy
+    of the tile loop keeping the pure ops the body uses, its block argument the thread's index in
+    those warps; what the body computes from that index alone (its issue predicate) is computed
+    once before the loop.  Per tile t the smem the body uses is handed over through a full/empty
+    pair of single mbarriers, phase t: every consumer thread arrives on `full` where the offload
+    op stood, and waits on `empty` (parity (t & 1) ^ 1) before its first access of that smem in
+    the tile; every offload thread waits on `full` (parity t & 1) before the body and arrives on
+    `empty` after it.  Decision: every thread arrives (counts: the consumer threads, the offload's
+    threads), so no warp sync is needed before an arrival; the sync passes order the rest by the
+    handoffs (a TMA store's `wait_group.read` before its thread's `empty` arrival, the writers'
+    proxy fence before `full`);
   * the issuer initialises the barriers before the loop nest and invalidates them after it
     (after the roles in warp_specialized mode).
 The loads' coordinates may be computed in the body from %i (and outside it from enclosing loop
@@ -78,7 +91,8 @@ Contract
   in:  gpu.func kernels; pipelined loops as above (constant lower bound 0, step 1,
        pipeline_loads directly in the body, whose coordinates do not depend on carried values),
        nested only in scf.for loops (and a one-stage `pipelined` loop around them), no mbarrier
-       ops of their own; in warp_specialized mode one such loop per kernel and a
+       ops of their own; nvasync.offload ops only as above; in warp_specialized mode one such loop
+       per kernel and a
        `gpu.known_block_size` of whole consumer warpgroups; with
        multicast roles, trip counts equal in every CTA of the cluster (fuser-verify-pipelines
        checks they come from cluster-uniform values) and descriptors whose box is 1/C of the
@@ -99,6 +113,7 @@ from .smem_model import block_dims, cluster_size, elect_op, kernels, memref_byte
 from .unroll_loops import clone_with
 
 PIPELINE_ATTR = "nvasync.pipeline"
+OFFLOAD = "nvasync.offload"
 PROTOCOL = "fuser.pipeline"            # marks the protocol ops this pass creates
 SMEM_LIMIT = 227 * 1024                # bytes of shared memory one CTA may use (H100 opt-in)
 STAGE_ALIGN = 1024                     # 128-byte-swizzled TMA boxes need 1024-byte alignment
@@ -268,6 +283,7 @@ class _Pipeline:
                                       "(loads once per iteration, e.g. per output tile, while the inner "
                                       "loop streams)")
         self.nest = self.enclosing_loops()
+        self.offloads = self.find_offloads() if self.options.mode == "warp_specialized" else []
 
     def enclosing_loops(self) -> list:
         """The scf.for loops around the pipelined loop, innermost first."""
@@ -279,6 +295,21 @@ class _Pipeline:
             loops.append(parent)
             parent = parent.parent
         return loops
+
+    def find_offloads(self) -> list:
+        """The kernel's nvasync.offload ops: each directly in the body of the one loop around the
+        pipelined loop (a persistent tile loop at the kernel's top level, from 0 with step 1, whose
+        iteration numbers the handoffs' phases)."""
+        found = []
+        self.func.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE
+                       if op.name == OFFLOAD else ir.WalkResult.ADVANCE)
+        tile = self.nest[0] if len(self.nest) == 1 else None
+        for op in found:
+            if tile is None or op.parent != tile or not _is_const(tile.opview.lowerBound, 0) \
+                    or not _is_const(tile.opview.step, 1):
+                raise PipelineError(op, "an nvasync.offload runs in the body of the one loop (from 0, step 1) "
+                                        "around the warp-specialized loop, at the kernel's top level")
+        return found
 
     # --- stage buffers ---------------------------------------------------------------------------
     def stage_buffers(self):
@@ -344,8 +375,9 @@ class _Pipeline:
         return roles
 
     def barrier_arrays(self) -> int:
-        """`full` only (pipelined), or a full/empty pair per producer role (warp_specialized)."""
-        return 1 if self.options.mode == "pipelined" else 2 * len(self.roles())
+        """`full` only (pipelined), or a full/empty pair per producer role and per offload
+        (warp_specialized)."""
+        return 1 if self.options.mode == "pipelined" else 2 * len(self.roles()) + 2 * len(self.offloads)
 
     def barrier_array_bytes(self) -> int:
         return _round_up(8 * self.options.stages, 16)      # smem buffers sit at 16-byte offsets
@@ -354,8 +386,15 @@ class _Pipeline:
     def issuer(self):
         """The kernel's issue predicate: the condition of an scf.if built on elect_one."""
         found = []
-        self.func.walk(lambda op: found.append(op.operands[0]) or ir.WalkResult.ADVANCE
-                       if op.name == "scf.if" and elect_op(op.operands[0]) is not None else ir.WalkResult.ADVANCE)
+
+        def visit(op):
+            if op.name == OFFLOAD:          # an offload's own issuer: its warps' business
+                return ir.WalkResult.SKIP
+            if op.name == "scf.if" and elect_op(op.operands[0]) is not None:
+                found.append(op.operands[0])
+            return ir.WalkResult.ADVANCE
+
+        self.func.walk(visit, ir.WalkOrder.PRE_ORDER)
         predicates = {v.owner: v for v in found}
         if len(predicates) > 1:
             raise PipelineError(self.loop, "the kernel computes several issue predicates; bulk groups and "
@@ -448,18 +487,25 @@ class _Pipeline:
         else:
             last = self.warp_specialized(issuer, copies, slices, arrays, g0, unit)
         names = ["full"] if self.options.mode == "pipelined" else \
-            [f"{kind}[{role}]" for role in self.roles() for kind in ("full", "empty")]
+            [f"{kind}[{role}]" for role in [*self.roles(), *self.offload_names()] for kind in ("full", "empty")]
         with ir.InsertionPoint.after(last), self.loop.location, _then(issuer):
             for name, array in zip(names, arrays):
-                for s in range(self.options.stages):
+                for s in range(self.stages_of(name)):
                     _mark(nvasync.MbarrierInvalOp(array, _index(s)), f"{name}: inval")
         self.loop.erase()
+
+    def offload_names(self) -> list[str]:
+        return [f"offload{k}" for k in range(len(self.offloads))]
+
+    def stages_of(self, name: str) -> int:
+        """Words used of a barrier array: one per stage, one for an offload's handoff."""
+        return 1 if name.endswith(tuple(f"[{o}]" for o in self.offload_names())) else self.options.stages
 
     def init_barriers(self, issuer, unit, counts: dict):
         """Before the loop nest, the issuer initialises array -> (count, what arrives)."""
         with ir.InsertionPoint(unit), self.loop.location, _then(issuer):
             for (name, array), (count, who) in counts.items():
-                for s in range(self.options.stages):
+                for s in range(self.stages_of(name)):
                     _mark(nvasync.MbarrierInitOp(array, _index(s), count=count), f"{name}: init ({who})")
 
     def pipelined(self, issuer, copies, slices, full, g0, unit):
@@ -500,8 +546,10 @@ class _Pipeline:
         then its elected lane)."""
         S, opts = self.options.stages, self.options
         roles = self.roles()
-        if len(roles) > 4:
-            raise PipelineError(self.loop, f"{len(roles)} producer roles; a producer warpgroup has 4 warps")
+        offload_warps = [ir.IntegerAttr(op.attributes["warps"]).value for op in self.offloads]
+        if len(roles) + sum(offload_warps) > 4:
+            raise PipelineError(self.loop, f"{len(roles)} producer roles and {sum(offload_warps)} offload warps; a "
+                                           "producer warpgroup has 4 warps")
         consumers = self.block_threads()
         if consumers % 128:
             raise PipelineError(self.loop, f"warp specialization needs whole consumer warpgroups; the kernel has "
@@ -528,6 +576,10 @@ class _Pipeline:
             ctas = opts.cluster if role in multicast else 1
             who = f"one per consumer warp of each of the cluster's {ctas} CTAs" if ctas > 1 else "one per consumer warp"
             counts[(f"empty[{role}]", empty)] = (ctas * consumers // 32, f"{ctas * consumers // 32} arrivals: {who}")
+        handoffs = [(arrays[2 * (len(roles) + k)], arrays[2 * (len(roles) + k) + 1]) for k in range(len(self.offloads))]
+        for name, warps, (full, empty) in zip(self.offload_names(), offload_warps, handoffs):
+            counts[(f"full[{name}]", full)] = (consumers, f"{consumers} arrivals: every consumer thread")
+            counts[(f"empty[{name}]", empty)] = (32 * warps, f"{32 * warps} arrivals: every thread of the offload")
         self.init_barriers(issuer, unit, counts)
         keep = self.producer_needs(unit)
         with ir.InsertionPoint(unit), self.loop.location:
@@ -541,6 +593,13 @@ class _Pipeline:
                     with _then(arith.andi(in_warp, nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected)):
                         self.producer_nest(len(self.nest) - 1, {}, keep, g0, full, empty, copies, slices,
                                            roles[role], role)
+                first = first_producer + len(roles)
+                for op, name, warps, handoff in zip(self.offloads, self.offload_names(), offload_warps, handoffs):
+                    in_warps = arith.andi(arith.cmpi(arith.CmpIPredicate.uge, warp, _index(first)),
+                                          arith.cmpi(arith.CmpIPredicate.ult, warp, _index(first + warps)))
+                    with _then(in_warps):
+                        self.offload_nest(op, name, handoff, 32 * first)
+                    first += warps
             consumer_role = nvasync.WarpRoleOp(first_warp=0, num_warps=consumers // 32)
             block = consumer_role.operation.regions[0].blocks.append()
             with ir.InsertionPoint(block):
@@ -577,7 +636,82 @@ class _Pipeline:
 
         with ir.InsertionPoint(self.loop), self.loop.location:
             self.replace_loop(self.rounds(g0, list(self.loop.opview.initArgs), stage))
+        for op, name, handoff in zip(self.offloads, self.offload_names(), handoffs):
+            self.hand_over(op, name, handoff)
         return consumer_role.operation
+
+    # --- offloads ------------------------------------------------------------------------------------
+    def offload_nest(self, op, name, handoff, first_thread: int):
+        """The offload's warps: a copy of the loop around it that, per iteration, waits until the
+        consumers hand the smem over (`full`), runs the body, and hands it back (`empty`, every
+        thread's arrival, after whatever the body waited for)."""
+        full, empty = handoff
+        tile = self.nest[0].opview
+        body = op.regions[0].blocks[0]
+        # What the body computes from the thread alone (its issue predicate: elect_one on its first
+        # warp) is computed once, before the loop, where it dominates every sync derived for it.
+        thread = body.arguments[0]
+        mapping = {thread: arith.subi(gpu.thread_id(gpu.Dimension.x), _index(first_thread))}
+        invariant = {thread}
+
+        def per_thread(value) -> bool:      # the same in every iteration of the tile loop
+            if isinstance(value, ir.BlockArgument):
+                return value == thread
+            return value in invariant or not _inside(value.owner, self.nest[0])
+
+        for inner in list(body.operations)[:-1]:
+            kind = inner.operation.name
+            if not inner.operation.regions and (kind.startswith(("arith.", "index.")) or kind == "nvasync.elect_one") \
+                    and all(per_thread(v) for v in inner.operands):
+                clone_with(inner.operation, mapping)
+                invariant.update(inner.results)
+        loop = scf.ForOp(tile.lowerBound, tile.upperBound, tile.step)
+        mapping[tile.induction_variable] = loop.induction_variable
+        with ir.InsertionPoint(loop.body):
+            for needed in self.offload_slice(op):
+                clone_with(needed, mapping)
+            _mark(nvasync.MbarrierTryWaitParityOp(full, _index(0), _parity(loop.induction_variable, flip=False)),
+                  f"full[{name}]: wait")
+            for inner in list(body.operations)[:-1]:
+                if not any(r in invariant for r in inner.results):
+                    clone_with(inner.operation, mapping)
+            _mark(nvasync.MbarrierArriveOp(empty, _index(0)), f"empty[{name}]: arrive (offload thread)")
+            scf.YieldOp([])
+
+    def offload_slice(self, op) -> list:
+        """The ops of the tile loop's body (in order) the offload's body uses values of: what its
+        copy of the loop recomputes; side-effect free."""
+        tile_body = self.nest[0].opview.body
+        order = {o.operation: k for k, o in enumerate(tile_body.operations)}
+        needed, stack = set(), []
+        op.walk(lambda o: stack.extend(o.operands) or ir.WalkResult.ADVANCE)
+        while stack:
+            value = stack.pop()
+            if isinstance(value, ir.BlockArgument):
+                continue
+            owner = value.owner.operation
+            if owner in order and owner not in needed:
+                _require_pure(owner, op)
+                needed.add(owner)
+                stack.extend(owner.operands)
+        return sorted(needed, key=order.__getitem__)
+
+    def hand_over(self, op, name, handoff):
+        """The consumers' side: before their first access of smem the offload uses, in the tile
+        loop's body, they wait until the offload handed it back (`empty`, the first round passes on
+        the fresh barrier); in place of the offload op, every consumer thread arrives on `full`."""
+        full, empty = handoff
+        ranges = []
+        op.walk(lambda o: ranges.extend(_byte_range(v.owner) for v in o.operands if not isinstance(v, ir.BlockArgument)
+                                        and v.owner.name == "nvasync.smem_buffer") or ir.WalkResult.ADVANCE)
+        tile = self.nest[0].opview
+        first = next(o for o in tile.body.operations if o.operation == op.operation or _touches(o, ranges))
+        with ir.InsertionPoint(first), op.location:
+            _mark(nvasync.MbarrierTryWaitParityOp(empty, _index(0), _parity(tile.induction_variable, flip=True)),
+                  f"empty[{name}]: wait")
+        with ir.InsertionPoint(op), op.location:
+            _mark(nvasync.MbarrierArriveOp(full, _index(0)), f"full[{name}]: arrive (consumer thread)")
+        op.erase()
 
     def multicast_roles(self, roles) -> set:
         """The roles whose loads are multicast, checked against the loop's roles and the kernel's

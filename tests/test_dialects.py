@@ -103,10 +103,10 @@ def test_builders_cover_every_nvasync_op_and_lower_to_ptx(ctx):
     module = build_every_nvasync_op()
     assert module.operation.verify()
     used = {op.split('"')[1] for op in str(module).split() if op.startswith('"nvasync.')}
-    # pipeline_load and the split-K marks exist only until fuser-pipeline-mbarriers and
-    # fuser-tma-reduce-store rewrite them (tests/test_pipelines.py, lit_tests/splitk)
+    # pipeline_load, offload and the split-K marks exist only until fuser-pipeline-mbarriers and
+    # fuser-tma-reduce-store rewrite them (tests/test_pipelines.py, lit_tests/pipeline, lit_tests/splitk)
     assert used == {f"nvasync.{op.name}" for op in nvasync.OPS} - {
-        "nvasync.pipeline_load", "nvasync.split_k_store", "nvasync.split_k_wait",
+        "nvasync.pipeline_load", "nvasync.offload", "nvasync.split_k_store", "nvasync.split_k_wait",
         "nvasync.split_k_last"}
     first = module.body.operations[0].regions[0].blocks[0].operations[0].regions[0].blocks[0].operations[0]
     assert isinstance(first.opview, nvasync.SmemBufferOp) and first.opview.offset == 0

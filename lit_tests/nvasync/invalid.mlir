@@ -420,3 +420,23 @@ func.func @store_peer_rank_2(%v: f32, %peer: i32, %i: index) {
   "nvasync.store_peer"(%v, %b, %peer, %i) : (f32, memref<2x2xf32, #gpu.address_space<workgroup>>, i32, index) -> ()
   return
 }
+
+// --- offload -------------------------------------------------------------------------------------
+// -----
+func.func @offload_four_warps() {
+  // expected-error @below {{'nvasync.offload' op warps must be in [1, 3] (the producer warpgroup's), got 4}}
+  "nvasync.offload"() ({
+  ^bb0(%u: index):
+    gpu.yield
+  }) {warps = 4 : i32} : () -> ()
+  return
+}
+
+// -----
+func.func @offload_no_thread_argument() {
+  // expected-error @below {{'nvasync.offload' op the body must be one block with one index argument (the thread in the offload's warps), ending with gpu.yield}}
+  "nvasync.offload"() ({
+    gpu.yield
+  }) {warps = 2 : i32} : () -> ()
+  return
+}

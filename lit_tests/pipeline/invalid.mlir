@@ -339,3 +339,56 @@ gpu.module @kernels {
   }
 }
 }
+
+// -----
+
+// an offload outside the tile loop around the warp-specialized loop: its handoffs' phases are the
+// tile loop's iterations
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %buf = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    scf.for %i = %c0 to %n step %c1 {
+      "nvasync.pipeline_load"(%d, %buf, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+    } {nvasync.pipeline = {stages = 2 : i64, mode = "warp_specialized"}}
+    // expected-error @below {{an nvasync.offload runs in the body of the one loop (from 0, step 1) around the warp-specialized loop, at the kernel's top level}}
+    "nvasync.offload"() ({
+    ^bb0(%u: index):
+      gpu.yield
+    }) {warps = 2 : i32} : () -> ()
+    gpu.return
+  }
+}
+}
+
+// -----
+
+// three producer roles and two offload warps: more than the producer warpgroup's four warps
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index, %tiles: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    %b = "nvasync.smem_buffer"() {offset = 4096 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    %c = "nvasync.smem_buffer"() {offset = 8192 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    scf.for %t = %c0 to %tiles step %c1 {
+      // expected-error @below {{3 producer roles and 2 offload warps; a producer warpgroup has 4 warps}}
+      scf.for %i = %c0 to %n step %c1 {
+        "nvasync.pipeline_load"(%d, %a, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+        "nvasync.pipeline_load"(%d, %b, %c0_i32, %c0_i32) {role = "b"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+        "nvasync.pipeline_load"(%d, %c, %c0_i32, %c0_i32) {role = "c"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+      } {nvasync.pipeline = {stages = 2 : i64, mode = "warp_specialized"}}
+      "nvasync.offload"() ({
+      ^bb0(%u: index):
+        gpu.yield
+      }) {warps = 2 : i32} : () -> ()
+    }
+    gpu.return
+  }
+}
+}
