@@ -129,9 +129,11 @@ slower, so the heuristic keeps 0 (H100, Nsight Compute at boost clocks, one run,
 against the default kernel): plain 1.009x / 1.017x the time at 4096^3 / 8192 x 10240 x 8192,
 bias+gelu 1.032x / 1.006x, silu(y) * gate 1.059x / 1.017x, residual add 1.037x / 1.015x.  One
 chunk at a time (no batch), on another machine, residual add took 237 us at 4096^3 against
-190: two warps wait on their operand loads one chunk after another.  Not yet measured where the
-rest goes; candidates: the last tile's epilogue, which nothing overlaps and two warps now run in
-~4x the consumers' time, and the consumers' smaller register budget (plain is slower too).
+190: two warps wait on their operand loads one chunk after another.  Not the register budget:
+the default kernel at 88 / 208 ran as fast as at 40 / 232 (plain 182.1-183.5 against 182.5-182.7
+us at 4096^3, 1739-1742 both at 8192 x 10240 x 8192; bias+gelu alike; one run, two rounds).  Not
+yet measured where the rest goes; a candidate is the last tile's epilogue, which nothing overlaps
+and two warps run in about four times the consumers' time (the default's 8 warps).
 
 Clusters (cluster_m = 2): the CTAs of a cluster take adjacent tile rows of one tile column (a
 cluster's work unit is a tile of cluster_m x block_m rows in the grouped order, over
