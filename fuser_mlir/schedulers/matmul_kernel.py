@@ -372,8 +372,6 @@ class _KernelBuilder:
         """`values` of the fusion's outputs: the body on each accumulator element and the operands;
         for a split tile's last split, on the accumulator plus the workspace (the other splits'
         sum), or (acc None) the workspace alone (every split's sum)."""
-        args = list(self.func.regions[0].blocks[0].arguments)
-
         def values(first, row, col, slot):
             operands = {t: self.operand_pair(t, row, col, slot) for t, kind in self.kinds.items()
                         if kind not in MATMUL_OPERANDS}
@@ -383,13 +381,17 @@ class _KernelBuilder:
                 sums = self.workspace_pair(row, col, workspace_row_stride)
                 if acc is not None:
                     sums = [arith.addf(a, w) for a, w in zip(_elements(acc, first), sums)]
-            results = []
-            for e in range(2):
-                lanes = [operands[f"input{i}"][e] if f"input{i}" in operands else None for i in range(len(args))]
-                results.append(body.evaluate(self.func, lanes, {self.matmul.result: sums[e]}))
+            results = self.evaluate_elements(operands, sums)
             return [[results[0][o], results[1][o]] for o in range(len(self.s.out_dtypes))]
 
         return values
+
+    def evaluate_elements(self, operands, sums):
+        """Per element e: the fusion's outputs, its body on the matmul's value, the e-th of `sums`
+        (an iterable), and each epilogue operand's operands[tensor][e]."""
+        inputs = range(len(self.func.regions[0].blocks[0].arguments))
+        lanes = lambda e: [operands[f"input{i}"][e] if f"input{i}" in operands else None for i in inputs]  # noqa: E731
+        return [body.evaluate(self.func, lanes(e), {self.matmul.result: total}) for e, total in enumerate(sums)]
 
     def partial_values(self, acc):
         """`values` of a split's partial tile: the accumulator elements themselves (f32)."""
@@ -529,18 +531,18 @@ class _KernelBuilder:
                     inner.operation.attributes[UNROLL_ATTR] = ir.UnitAttr.get()
                     with ir.InsertionPoint(inner.body):
                         j = arith.addi(loop.induction_variable, inner.induction_variable)
-                        self.offloaded_chunk(arith.addi(u, arith.muli(j, index(threads))), b, m0, n0)
+                        self.offloaded_chunk(arith.addi(u, arith.muli(j, index(threads))), b, per, m0, n0)
                         scf.YieldOp([])
                     scf.YieldOp([])
             warp0 = arith.cmpi(arith.CmpIPredicate.ult, u, index(32))
             self.store_outputs(arith.andi(warp0, nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected), m0, n0)
             gpu.YieldOp([])
 
-    def offloaded_chunk(self, k, b, m0, n0):
-        """Chunk k of box b: its staged elements through the fusion's body, written back."""
+    def offloaded_chunk(self, k, b, per, m0, n0):
+        """Chunk k (of `per` elements) of box b: its staged elements through the fusion's body,
+        written back."""
         s = self.s
         dtype, cols = s.dtype, s.out_box_cols(s.dtype)
-        per = 16 // DataType(dtype).itemsize
         chunks = cols // per
         row, chunk = arith.divui(k, index(chunks)), arith.remui(k, index(chunks))
         col = arith.muli(chunk, index(per))
@@ -550,12 +552,8 @@ class _KernelBuilder:
         gcol = arith.addi(to_index(n0), arith.addi(index(b * cols), col))
         operands = {t: self.operand_chunk(t, grow, gcol, per) for t, kind in self.kinds.items()
                     if kind not in MATMUL_OPERANDS}
-        args = list(self.func.regions[0].blocks[0].arguments)
-        results = []
-        for e in range(per):
-            lanes = [operands[f"input{i}"][e] if f"input{i}" in operands else None for i in range(len(args))]
-            value = vector.extract(staged, [], [e])
-            results.append(body.evaluate(self.func, lanes, {self.matmul.result: value})[0])
+        elements = (vector.extract(staged, [], [e]) for e in range(per))     # each built as it is evaluated
+        results = [outputs[0] for outputs in self.evaluate_elements(operands, elements)]
         out = vector.from_elements(ir.VectorType.get([per], results[0].type), results)
         vector.store(body.to_memory(out, dtype), box, indices)
 
