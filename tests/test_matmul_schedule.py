@@ -407,17 +407,25 @@ def test_full_operands_by_tma_pair_with_outputs_of_their_dtype():
 
 
 @pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
-def test_full_operand_arrives_by_tma_one_tile_ahead(private_cache):
-    """The gate's tile lands in the output's smem tile through a one-stage pipeline around the K
-    loop: the consumers wait for it after their K loop, the store's smem reads complete before the
-    next tile's load overwrites the tile, and the epilogue reads it from shared memory."""
+def test_full_operand_arrives_by_tma_as_the_k_loop_ends(private_cache):
+    """The gate's tile lands in the output's smem tile through a one-stage trailing pipeline around
+    the K loop: the A producer loads it after the tile's A loads, the consumers wait for it after
+    their K loop, the store's smem reads complete before they hand the tile back for the next
+    tile's load, and the epilogue reads it from shared memory."""
     compiled = silu_gate().compile(meta((4096, 512), (768, 512), (4096, 768)))
     assert compiled.params.tma_operand_tiles() == {2: 0}
     ir_text = compiled.kernel_ir
-    consumer = ir_text[ir_text.rindex('"nvasync.warp_role"'):]
+    consumer_at = ir_text.rindex('"nvasync.warp_role"')
+    producer, consumer = ir_text[:consumer_at], ir_text[consumer_at:]
+    assert producer.index('fuser.pipeline = "empty[operands]: wait"') > producer.rindex(
+        'fuser.pipeline = "full[a]: arrive.expect_tx"'), "the producer loads the operand after the tile's A loads"
+    assert '"nvasync.tma_load"(%arg2' in producer and '"nvasync.tma_load"(%arg2' not in consumer, \
+        "the producer loads the gate (%arg2), the consumers do not"
     k_loop = consumer.index('fuser.pipeline = "full[a]: wait"')
-    assert consumer.index('fuser.pipeline = "full: wait"') > k_loop, "the operand wait follows the K loop"
-    assert '"WAR: nvasync.tma_store reads smem -> nvasync.tma_load"' in ir_text
+    assert consumer.index('fuser.pipeline = "full[operands]: wait"') > k_loop, "the operand wait follows the K loop"
+    read_done = consumer.index('"WAR: nvasync.tma_store reads smem -> nvasync.tma_load"')
+    assert consumer.index('fuser.pipeline = "empty[operands]: arrive') > read_done, \
+        "the tile goes back after the store has read it"
     epilogue = compiled.ptx.split("wgmma.mma_async")[-1]
     assert "ld.global" not in epilogue, "the epilogue loads no global memory"
     # fuser-unroll-loops: a box's 16 in-place pairs are loaded before the first is stored.

@@ -232,10 +232,11 @@ def test_a_cluster_kernel_whose_trip_count_comes_from_block_id_is_rejected():
 
 
 def test_matmul_tile_operand_pipeline_checks_clean_and_every_perturbation_is_caught():
-    """The one-stage tile pipeline of a matmul's TMA-loaded epilogue operand around its
+    """The one-stage trailing tile pipeline of a matmul's TMA-loaded epilogue operand around its
     warp-specialized K loop (lit_tests/schedule/matmul_tma_operands.mlir): both protocols, as one."""
     text = (LIT_PIPELINES.parent / "schedule" / "matmul_tma_operands.mlir").read_text()
     mutants = check_protocol(text, ("fuser-schedule", "fuser-pipeline-mbarriers", "fuser-insert-syncs"),
-                             only=lambda what: what.startswith("full:"))     # the K loop's are "full[a]: .."
-    # the tile pipeline's init, 2 expect-tx (prologue, refill) x 2 mutations, its wait x 2 mutations
-    assert mutants == 7
+                             only=lambda what: "[operands]" in what)     # not the K loop's "full[a]: .."
+    # the pair's 2 inits, the producer's expect-tx x 2 mutations and empty wait x 2, the consumers'
+    # full wait x 2 and empty arrival
+    assert mutants == 9

@@ -12,7 +12,7 @@ warpgroup (added by fuser-pipeline-mbarriers) TMA-loads A and B (128-byte swizzl
 buffers, and a consumer warpgroup per 64 tile rows (two for block_m 128, one for 64: skinny
 problems, whose A rows would otherwise be half zero fill) runs wgmma m64n{block_n}k16.  After
 the K loop each consumer thread applies the epilogue to its accumulator fragment, with the other
-operands read from shared memory (full ones the issuer TMA-loads a tile ahead) or global memory,
+operands read from shared memory (full ones the A producer TMA-loads as the K loop ends) or global memory,
 writes the results into shared memory in the 128-byte swizzled layout of the output's TMA box,
 and one thread TMA-stores the tile; M, N and K tails fall out of
 the TMA boxes (zero-filled loads, clipped stores).  Every mbarrier, barrier, fence and wait is
@@ -22,7 +22,7 @@ Epilogue operands, by their shape right-aligned to the output [.., M, N] (contig
 aligned; read in place, never expanded on the host):
   full   [.., M, N]: the element at (row, col) (pairs of columns in one load when N is even);
          with `tma_operands` (the default) one per output of its dtype arrives by TMA in that
-         output's smem tile while the K loop runs (matmul_kernel.py; unsplit tiles only);
+         output's smem tile as the K loop ends (matmul_kernel.py; unsplit tiles only);
   col    [N] (leading dims 1): the element at col (a bias);
   row    [.., M, 1]: the element at row;
   one    every dim 1 (a 0-d tensor): the element at 0;
@@ -184,7 +184,7 @@ class MatmulSchedule:
 
     def tma_operand_tiles(self) -> dict[int, int]:
         """{input j: output o} of the full epilogue operands that arrive by TMA into output o's smem
-        tile (a tile ahead: matmul_kernel.py), each paired with an output of its dtype (the tile's
+        tile (as the tile's K loop ends: matmul_kernel.py), each paired with an output of its dtype (the tile's
         layout); empty unless tma_operands, and for split-K or cluster kernels, whose tiles' memory
         the partials share or whose units pair CTAs."""
         if not self.tma_operands or self.split_k > 1 or self.cluster_m > 1 or self.epilogue_warps:

@@ -4,7 +4,7 @@ The kernel IR it writes (block_m x 2 consumer threads: a warpgroup per 64 tile r
 fuser-pipeline-mbarriers adds the producer warpgroup), for the tiles t = blockIdx.x + i * gridDim.x
 in grouped order:
 
-    for i in [0, my_tiles) {nvasync.pipeline = {pipelined, stages 1}, with TMA-loaded operands}:
+    for i in [0, my_tiles) {nvasync.pipeline = {trailing, stages 1}, with TMA-loaded operands}:
         (m0, n0) = the tile's origin
         pipeline_load OPERAND[m0 : +block_m, n0 : +block_n] into its output's tile (role "operands")
         acc = for kt in [0, ceil(K / 64)) iter_args(acc = 0) {nvasync.pipeline = {warp_specialized}}:
@@ -37,13 +37,17 @@ an output of its dtype, unsplit tiles).  The operand's tile arrives by TMA in th
 tile -- the same boxes, so it costs no shared memory (a separate 64 KB tile would not fit beside
 three 48 KB stages and the output) -- and each thread reads its fragment pairs there before it
 writes its results to the same places (`tile_slot`: no thread reads another's).  The tile loop is
-a one-stage `pipelined` pipeline around the K loop (fuser-pipeline-mbarriers): the issuer loads
-tile i + 1's operands right after storing tile i, once the store has read the tile (the derived
-`wait_group.read`), and the consumers wait for them after the K loop, so the load overlaps it.
-Decision: the storing thread issues the load, not a producer warp of its own.  Only that thread
-knows when the store has read the tile; a producer warp would wait for it through one more
-(empty) barrier per tile.
-Why: the consumers run the epilogue while the tensor cores wait, and at 4096^3 every CTA reaches
+a one-stage `trailing` pipeline around the K loop (fuser-pipeline-mbarriers): the A producer loads
+the tile's operands right after the tile's last A loads, the stages ahead of the consumers, once
+the consumers have handed the tile back after the previous tile's TMA store read it (the derived
+`wait_group.read` before their `empty` arrival); the consumers wait for them after the K loop.
+Decision: trailing, measured against the previous kernel, in which the storing thread loaded the
+next tile's operands right after its store (a one-stage `pipelined` loop: the load landed as the
+next K loop started) -- H100, Nsight Compute at boost clocks, two alternating rounds each, one
+run: residual add at 4096^3 187.7-187.9 us against 190.8-192.1, at 8192 x 10240 x 8192
+1748.3-1748.7 against 1756.6-1758.4; silu(y) * gate 191.5-191.7 against 195.6-196.7 and
+1768.1-1775.2 against 1773.9-1777.3.  The measurements below were taken with the previous kernel.
+Why by TMA at all: the consumers run the epilogue while the tensor cores wait, and at 4096^3 every CTA reaches
 it at once, so its global loads arrive together; a probe reading the operand from shared memory
 without loading it (whatever the tile held) ran residual add in 217 us against 226 there.
 Measured (H100, Nsight Compute, clocks locked, 3 launches x 2 rounds, two machines): residual add
@@ -461,9 +465,9 @@ class _KernelBuilder:
         wg_row = arith.muli(arith.divui(tid, index(128)), index(64))     # the consumer warpgroup's A rows
         my_units = arith.ceildivui(arith.subi(units, block), grid)
         loop = scf.ForOp(index(0), my_units, index(1))
-        if self.tma_tiles:      # the operands of tile i + 1 load while tile i's K loop runs
+        if self.tma_tiles:      # a tile's operands load as its K loop ends (the A producer issues them)
             loop.operation.attributes["nvasync.pipeline"] = ir.Attribute.parse(
-                '{stages = 1 : i64, mode = "pipelined"}')
+                '{stages = 1 : i64, mode = "trailing"}')
         with ir.InsertionPoint(loop.body):
             # A tile's splits are consecutive units (adjacent CTAs: their partials meet in L2).
             unit = arith.addi(block, arith.muli(loop.induction_variable, grid))

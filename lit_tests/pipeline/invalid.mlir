@@ -307,7 +307,7 @@ gpu.module @kernels {
     %c0_i32 = arith.constant 0 : i32
     %tile = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
     %buf = "nvasync.smem_buffer"() {offset = 4096 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
-    // expected-error @below {{a pipelined loop around another runs mode 'pipelined' with stages = 1}}
+    // expected-error @below {{a pipelined loop around another runs mode 'pipelined' or 'trailing' with stages = 1}}
     scf.for %t = %c0 to %n step %c1 {
       "nvasync.pipeline_load"(%d, %tile, %c0_i32, %c0_i32) {role = "tile"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
       scf.for %i = %c0 to %n step %c1 {
@@ -388,6 +388,71 @@ gpu.module @kernels {
         gpu.yield
       }) {warps = 2 : i32} : () -> ()
     }
+    gpu.return
+  }
+}
+}
+
+// -----
+
+// a trailing loop around a loop that is not warp-specialized: no producer to issue its loads
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %tile = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    %buf = "nvasync.smem_buffer"() {offset = 4096 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    // expected-error @below {{a 'trailing' pipelined loop has stages = 1 and directly holds a warp_specialized loop}}
+    scf.for %t = %c0 to %n step %c1 {
+      "nvasync.pipeline_load"(%d, %tile, %c0_i32, %c0_i32) {role = "tile"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+      scf.for %i = %c0 to %n step %c1 {
+        "nvasync.pipeline_load"(%d, %buf, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+      } {nvasync.pipeline = {stages = 2 : i64}}
+    } {nvasync.pipeline = {stages = 1 : i64, mode = "trailing"}}
+    gpu.return
+  }
+}
+}
+
+// -----
+
+// a trailing loop with no pipelined loop in it
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %tile = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    // expected-error @below {{a 'trailing' pipelined loop's loads are issued by the producer of a warp-specialized loop directly in its body; it has none}}
+    scf.for %t = %c0 to %n step %c1 {
+      "nvasync.pipeline_load"(%d, %tile, %c0_i32, %c0_i32) {role = "tile"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+    } {nvasync.pipeline = {stages = 1 : i64, mode = "trailing"}}
+    gpu.return
+  }
+}
+}
+
+// -----
+
+// a trailing loop whose loads share a role with the inner loop's
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %tile = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    %buf = "nvasync.smem_buffer"() {offset = 4096 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    // expected-error @below {{a 'trailing' loop's loads are one role of their own, not the inner loop's; got a}}
+    scf.for %t = %c0 to %n step %c1 {
+      "nvasync.pipeline_load"(%d, %tile, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+      scf.for %i = %c0 to %n step %c1 {
+        "nvasync.pipeline_load"(%d, %buf, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+      } {nvasync.pipeline = {stages = 2 : i64, mode = "warp_specialized"}}
+    } {nvasync.pipeline = {stages = 1 : i64, mode = "trailing"}}
     gpu.return
   }
 }

@@ -193,7 +193,7 @@ for name, kind, dtype, layout, (m, n, k), schedule in [
     CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
                   lambda dev, kd=kind, d=dtype, s=(m, n, k), bl=layout: linear_inputs(kd, d, *s, dev, bl),
                   {"scheduler": "matmul", "cluster_m": 2, **schedule}))
-# Full epilogue operands by TMA into their output's smem tile, one tile ahead (tma_operands, the
+# Full epilogue operands by TMA into their output's smem tile as the K loop ends (tma_operands, the
 # heuristic's default; the other cases with a full operand take it too): ~2 tiles a CTA with one K
 # tile each (the load barely overlaps), 64- and 32-byte output boxes (160, 144), 64-row tiles, b
 # [K, N], two operands each in its own output's tile beside a third output; and vector loads.
