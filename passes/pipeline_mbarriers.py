@@ -77,7 +77,9 @@ it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persis
     TMA store's `wait_group.read`).  Decision: measured against `pipelined` (the issuer loading
     iteration t + 1's tile as iteration t ends, while the next inner loop starts; H100, the matmul
     scheduler's full epilogue operands, Nsight Compute, two rounds each): 1.8-2.4 % faster at
-    4096^3 and 0.2-0.6 % at 8192 x 10240 x 8192;
+    4096^3 and 0.2-0.6 % at 8192 x 10240 x 8192.  Nor earlier: issued before the last 2 or 6
+    iterations' inner loads (a probe, same method, another machine): the same or slower on every
+    row, up to 1.5 % (8192 x 10240 x 8192: 0.4-0.9 %);
   * offload (warp_specialized, an `nvasync.offload {warps = W}` directly in the body of the one
     loop around the pipelined loop, a tile loop at the kernel's top level from 0 with step 1):
     its body runs on W idle warps of the producer warpgroup (after the roles' warps), in a copy
