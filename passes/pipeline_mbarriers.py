@@ -418,7 +418,7 @@ class _Pipeline:
                     nvasync.SmemBufferOp(value.type, offset=end + (s - 1) * stride + _byte_range(op)[0] - lo).buffer
                     for s in range(1, self.options.stages)]
         barriers_at = end + (self.options.stages - 1) * stride
-        total = barriers_at + self.barrier_array_bytes() * self.barrier_arrays()
+        total = barriers_at + self.barrier_array_bytes() * len(self.barrier_layout())
         if total > SMEM_LIMIT:
             raise PipelineError(self.loop, f"{self.options.stages} stages of {hi - lo} bytes need {total} bytes "
                                            f"of shared memory; a CTA may use {SMEM_LIMIT}")
@@ -431,12 +431,16 @@ class _Pipeline:
             roles.setdefault(ir.StringAttr(load.attributes["role"]).value, []).append(load)
         return roles
 
-    def barrier_arrays(self) -> int:
-        """`full` only (pipelined), or a full/empty pair per producer role, per offload and for a
-        trailing loop's role (warp_specialized)."""
+    def barrier_layout(self) -> list[tuple[str, int]]:
+        """(name, words used) of each mbarrier array, in shared-memory order: `full` (pipelined), or
+        a full/empty pair per producer role (a word per stage), per offload and for a trailing
+        loop's role (one word each: its handoff) (warp_specialized)."""
+        S = self.options.stages
         if self.options.mode == "pipelined":
-            return 1
-        return 2 * (len(self.roles()) + len(self.offloads) + len(self.trailing_loads[:1]))
+            return [("full", S)]
+        owners = [(role, S) for role in self.roles()] + [(name, 1) for name in [*self.offload_names(),
+                                                                                 *self.trailing_roles]]
+        return [(f"{kind}[{owner}]", words) for owner, words in owners for kind in ("full", "empty")]
 
     def barrier_array_bytes(self) -> int:
         return _round_up(8 * self.options.stages, 16)      # smem buffers sit at 16-byte offsets
@@ -540,33 +544,26 @@ class _Pipeline:
             arrays = [nvasync.SmemBufferOp(ir.MemRefType.get(
                 [self.options.stages], ir.IntegerType.get_signless(64),
                 memory_space=ir.Attribute.parse("#gpu.address_space<workgroup>")),
-                offset=barriers_at + self.barrier_array_bytes() * k).buffer for k in range(self.barrier_arrays())]
+                offset=barriers_at + self.barrier_array_bytes() * k).buffer for k in range(len(self.barrier_layout()))]
         if self.options.mode == "pipelined":
             last = self.pipelined(issuer, copies, slices, arrays[0], g0, unit)
         else:
             last = self.warp_specialized(issuer, copies, slices, arrays, g0, unit)
-        names = ["full"] if self.options.mode == "pipelined" else \
-            [f"{kind}[{role}]" for role in [*self.roles(), *self.offload_names(), *self.trailing_roles]
-             for kind in ("full", "empty")]
         with ir.InsertionPoint.after(last), self.loop.location, _then(issuer):
-            for name, array in zip(names, arrays):
-                for s in range(self.stages_of(name)):
+            for (name, words), array in zip(self.barrier_layout(), arrays):
+                for s in range(words):
                     _mark(nvasync.MbarrierInvalOp(array, _index(s)), f"{name}: inval")
         self.loop.erase()
 
     def offload_names(self) -> list[str]:
         return [f"offload{k}" for k in range(len(self.offloads))]
 
-    def stages_of(self, name: str) -> int:
-        """Words used of a barrier array: one per stage, one for an offload's handoff or a trailing role."""
-        single = [*self.offload_names(), *self.trailing_roles]
-        return 1 if name.endswith(tuple(f"[{o}]" for o in single)) else self.options.stages
-
     def init_barriers(self, issuer, unit, counts: dict):
-        """Before the loop nest, the issuer initialises array -> (count, what arrives)."""
+        """Before the loop nest, the issuer initialises (name, array) -> (count, what arrives)."""
+        words = dict(self.barrier_layout())
         with ir.InsertionPoint(unit), self.loop.location, _then(issuer):
             for (name, array), (count, who) in counts.items():
-                for s in range(self.stages_of(name)):
+                for s in range(words[name]):
                     _mark(nvasync.MbarrierInitOp(array, _index(s), count=count), f"{name}: init ({who})")
 
     def pipelined(self, issuer, copies, slices, full, g0, unit):

@@ -7,7 +7,9 @@
 // epilogue's read and arrives on `empty` at the end of the tile.  The consumers issue no load of
 // their own, and the sync passes add no barrier in the tile loop: the handoffs order it all.
 // Both verifiers pass (fuser-verify-pipelines explores tiles x K steps); dropping either wait or
-// the arrival makes both report (checked by hand).
+// the arrival makes both report (checked by hand).  For contrast, @tile_ahead is the same kernel
+// with the tile loop in mode `pipelined`: the issuer (a consumer thread) loads tile 0 before the
+// roles and tile t + 1 at the end of tile t, behind a barrier after every consumer's read.
 // RUN: fuser-opt %s -p fuser-pipeline-mbarriers | FileCheck %s
 // RUN: fuser-opt %s -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s --check-prefix=SYNCED
 // RUN: fuser-opt %s --emit=ptx -o %t.ptx
@@ -41,6 +43,34 @@ gpu.module @kernels {
       %dst = llvm.getelementptr %out[%i64] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
       llvm.store %r, %dst : f32, !llvm.ptr<1>
     } {nvasync.pipeline = {stages = 1 : i64, mode = "trailing"}}
+    gpu.return
+  }
+
+  gpu.func @tile_ahead(%d: !llvm.ptr, %e: !llvm.ptr, %n: index, %tiles: index, %out: !llvm.ptr<1>) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %buf = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> !box
+    %operand = "nvasync.smem_buffer"() {offset = 4096 : i64} : () -> !box
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %zero = arith.constant 0.0 : f32
+    %tid = gpu.thread_id x
+    scf.for %t = %c0 to %tiles step %c1 {
+      %x = arith.index_cast %t : index to i32
+      "nvasync.pipeline_load"(%e, %operand, %x, %x) {role = "operands"} : (!llvm.ptr, !box, i32, i32) -> ()
+      %sum = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
+        %k8 = arith.muli %k, %c8 : index
+        %y = arith.index_cast %k8 : index to i32
+        "nvasync.pipeline_load"(%d, %buf, %y, %x) {role = "a"} : (!llvm.ptr, !box, i32, i32) -> ()
+        %v = memref.load %buf[%c0, %tid] : !box
+        %s = arith.addf %acc, %v : f32
+        scf.yield %s : f32
+      } {nvasync.pipeline = {stages = 2 : i64, mode = "warp_specialized"}}
+      %w = memref.load %operand[%c0, %tid] : !box
+      %r = arith.addf %sum, %w : f32
+      %i64 = arith.index_cast %tid : index to i64
+      %dst = llvm.getelementptr %out[%i64] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+      llvm.store %r, %dst : f32, !llvm.ptr<1>
+    } {nvasync.pipeline = {stages = 1 : i64, mode = "pipelined"}}
     gpu.return
   }
 }
@@ -86,3 +116,18 @@ gpu.module @kernels {
 // SYNCED-NOT: {{sync_threads|named_barrier}}
 // SYNCED: fuser.pipeline = "empty[operands]: arrive (consumer thread)"
 // SYNCED: "nvasync.sync_threads"() {fuser.derived = "WAR: nvasync.mbarrier_try_wait_parity
+
+// CHECK-LABEL: gpu.func @tile_ahead
+// CHECK: "nvasync.mbarrier_init"(%[[AHEAD:[0-9]+]], %{{.*}}) {count = 1 : i32, fuser.pipeline = "full: init (1 arrival: the issuer)"}
+// CHECK: "nvasync.tma_load"(%arg1, %{{.*}}, %[[AHEAD]]
+// CHECK: "nvasync.warp_role"
+// CHECK: "nvasync.warp_role"
+// CHECK: fuser.pipeline = "full[a]: wait"
+// CHECK: "nvasync.mbarrier_try_wait_parity"(%[[AHEAD]], {{.*}}fuser.pipeline = "full: wait"
+// CHECK-NEXT: memref.load
+// CHECK: "nvasync.tma_load"(%arg1, %{{.*}}, %[[AHEAD]]
+
+// SYNCED-LABEL: gpu.func @tile_ahead
+// SYNCED: fuser.pipeline = "full: wait"
+// SYNCED: "nvasync.named_barrier"() {fuser.derived = "WAR: memref.load
+// SYNCED: "nvasync.tma_load"(%arg1
