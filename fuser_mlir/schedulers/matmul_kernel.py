@@ -46,7 +46,13 @@ next tile's operands right after its store (a one-stage `pipelined` loop: the lo
 next K loop started) -- H100, Nsight Compute at boost clocks, two alternating rounds each, one
 run: residual add at 4096^3 187.7-187.9 us against 190.8-192.1, at 8192 x 10240 x 8192
 1748.3-1748.7 against 1756.6-1758.4; silu(y) * gate 191.5-191.7 against 195.6-196.7 and
-1768.1-1775.2 against 1773.9-1777.3.  The measurements below were taken with the previous kernel.
+1768.1-1775.2 against 1773.9-1777.3.  What the operand still costs is its load, not the epilogue:
+a probe whose producer loaded nothing (the epilogue reading whatever the tile held; same run,
+another H100) took residual add 183.9 us at 4096^3 against 189.5-191.3 with the load and the plain
+GEMM's 182.3, and 1732.1 at 8192 x 10240 x 8192 against 1773.7-1775.3 and 1726.6 (silu(y) * gate
+187.8 against 193.0-195.6; 1753.7 against 1784.0-1798.0).  So running the epilogue elsewhere
+(epilogue_warps, below) cannot close the gap to cuBLAS's C input; the load's bytes or its
+latency after the K loop can.  The measurements below were taken with the previous kernel.
 Why by TMA at all: the consumers run the epilogue while the tensor cores wait, and at 4096^3 every CTA reaches
 it at once, so its global loads arrive together; a probe reading the operand from shared memory
 without loading it (whatever the tile held) ran residual add in 217 us against 226 there.
