@@ -66,10 +66,11 @@ it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persis
     ring).  Its consumers wait after the inner loop, where they first touch the data.  Loops are
     rewritten outermost first; when the inner one is warp-specialized, the outer protocol moves
     into the consumer role with the rest of the loop nest;
-  * `trailing` (one stage, a loop from 0 with step 1 directly around a warp-specialized loop): its
-    loads, one role of their own, are issued by the inner loop's first producer in its copy of
-    the nest, right after it issued iteration t's inner loads -- the stages ahead of the consumers
-    -- so they land as the consumers finish the inner loop, not while it starts.  A full/empty
+  * `trailing` (one stage, a loop from 0 with step 1 at the kernel's top level directly around a
+    warp-specialized loop): its loads, one role of their own, are issued by the inner loop's first
+    producer in its copy of the nest, right after it issued iteration t's inner loads -- the
+    stages ahead of the consumers -- so they land as the consumers finish the inner loop, not
+    while it starts.  A full/empty
     pair of single mbarriers, phase t: the producer waits on `empty` (parity (t & 1) ^ 1), then
     arrive.expect_tx and the loads on `full`; every consumer thread waits on `full` (parity t & 1)
     right before the body's first access of the loaded buffers and arrives on `empty` at the end
@@ -359,6 +360,9 @@ class _Pipeline:
         if self.options.mode != "warp_specialized" or options.stages != 1:
             raise PipelineError(tile, "a 'trailing' pipelined loop has stages = 1 and directly holds a "
                                       "warp_specialized loop, whose first producer issues its loads")
+        if len(self.nest) > 1:
+            raise PipelineError(tile, "a 'trailing' loop runs at the kernel's top level: its iterations number "
+                                      "the phases of its handoff")
         if not _is_const(tile.opview.lowerBound, 0) or not _is_const(tile.opview.step, 1):
             raise PipelineError(tile, "a pipelined loop must run from 0 with step 1")
         loads = [op for op in tile.opview.body.operations if op.operation.name == "nvasync.pipeline_load"]
@@ -639,8 +643,8 @@ class _Pipeline:
             counts[(f"full[{name}]", full)] = (consumers, f"{consumers} arrivals: every consumer thread")
             counts[(f"empty[{name}]", empty)] = (32 * warps, f"{32 * warps} arrivals: every thread of the offload")
         trailing = None
-        for name in self.trailing_roles:
-            k = 2 * (len(roles) + len(self.offloads))
+        if self.trailing_roles:
+            name, k = self.trailing_roles[0], 2 * (len(roles) + len(self.offloads))
             trailing = (name, arrays[k], arrays[k + 1])
             counts[(f"full[{name}]", arrays[k])] = (1, f"1 arrival: role {next(iter(roles))}'s elected lane")
             counts[(f"empty[{name}]", arrays[k + 1])] = (consumers, f"{consumers} arrivals: every consumer thread")

@@ -457,3 +457,29 @@ gpu.module @kernels {
   }
 }
 }
+
+// -----
+
+// a trailing loop inside another loop: its iterations would not number its handoff's phases
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %tile = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    %buf = "nvasync.smem_buffer"() {offset = 4096 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    scf.for %b = %c0 to %n step %c1 {
+      // expected-error @below {{a 'trailing' loop runs at the kernel's top level: its iterations number the phases of its handoff}}
+      scf.for %t = %c0 to %n step %c1 {
+        "nvasync.pipeline_load"(%d, %tile, %c0_i32, %c0_i32) {role = "tile"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+        scf.for %i = %c0 to %n step %c1 {
+          "nvasync.pipeline_load"(%d, %buf, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+        } {nvasync.pipeline = {stages = 2 : i64, mode = "warp_specialized"}}
+      } {nvasync.pipeline = {stages = 1 : i64, mode = "trailing"}}
+    }
+    gpu.return
+  }
+}
+}
+
