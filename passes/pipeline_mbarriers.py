@@ -106,9 +106,8 @@ Contract
   in:  gpu.func kernels; pipelined loops as above (constant lower bound 0, step 1,
        pipeline_loads directly in the body, whose coordinates do not depend on carried values),
        nested only in scf.for loops (and a one-stage `pipelined` or `trailing` loop around them),
-       no mbarrier ops of their own; nvasync.offload ops only as above; in warp_specialized mode one such loop
-       per kernel and a
-       `gpu.known_block_size` of whole consumer warpgroups; with
+       no mbarrier ops of their own; nvasync.offload ops only as above; in warp_specialized mode
+       one such loop per kernel and a `gpu.known_block_size` of whole consumer warpgroups; with
        multicast roles, trip counts equal in every CTA of the cluster (fuser-verify-pipelines
        checks they come from cluster-uniform values) and descriptors whose box is 1/C of the
        role's smem tiles (dim 0).

@@ -12,10 +12,9 @@ warpgroup (added by fuser-pipeline-mbarriers) TMA-loads A and B (128-byte swizzl
 buffers, and a consumer warpgroup per 64 tile rows (two for block_m 128, one for 64: skinny
 problems, whose A rows would otherwise be half zero fill) runs wgmma m64n{block_n}k16.  After
 the K loop each consumer thread applies the epilogue to its accumulator fragment, with the other
-operands read from shared memory (full ones the A producer TMA-loads as the K loop ends) or global memory,
-writes the results into shared memory in the 128-byte swizzled layout of the output's TMA box,
-and one thread TMA-stores the tile; M, N and K tails fall out of
-the TMA boxes (zero-filled loads, clipped stores).  Every mbarrier, barrier, fence and wait is
+operands read from shared memory (full ones the A producer TMA-loads as the K loop ends) or
+global memory, writes the results into shared memory in the 128-byte swizzled layout of the
+output's TMA box, and one thread TMA-stores the tile; M, N and K tails fall out of the TMA boxes (zero-filled loads, clipped stores).  Every mbarrier, barrier, fence and wait is
 derived by the passes.
 
 Epilogue operands, by their shape right-aligned to the output [.., M, N] (contiguous, 16-byte
@@ -184,9 +183,9 @@ class MatmulSchedule:
 
     def tma_operand_tiles(self) -> dict[int, int]:
         """{input j: output o} of the full epilogue operands that arrive by TMA into output o's smem
-        tile (as the tile's K loop ends: matmul_kernel.py), each paired with an output of its dtype (the tile's
-        layout); empty unless tma_operands, and for split-K or cluster kernels, whose tiles' memory
-        the partials share or whose units pair CTAs."""
+        tile (as the tile's K loop ends: matmul_kernel.py), each paired with an output of its dtype
+        (the tile's layout); empty unless tma_operands, and for split-K or cluster kernels, whose
+        tiles' memory the partials share or whose units pair CTAs."""
         if not self.tma_operands or self.split_k > 1 or self.cluster_m > 1 or self.epilogue_warps:
             return {}
         free = list(enumerate(self.out_dtypes))

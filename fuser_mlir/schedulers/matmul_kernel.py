@@ -53,16 +53,16 @@ GEMM's 182.3, and 1732.1 at 8192 x 10240 x 8192 against 1773.7-1775.3 and 1726.6
 187.8 against 193.0-195.6; 1753.7 against 1784.0-1798.0).  So running the epilogue elsewhere
 (epilogue_warps, below) cannot close the gap to cuBLAS's C input; the load's bytes or its
 latency after the K loop can.  The measurements below were taken with the previous kernel.
-Why by TMA at all: the consumers run the epilogue while the tensor cores wait, and at 4096^3 every CTA reaches
-it at once, so its global loads arrive together; a probe reading the operand from shared memory
-without loading it (whatever the tile held) ran residual add in 217 us against 226 there.
-Measured (H100, Nsight Compute, clocks locked, 3 launches x 2 rounds, two machines): residual add
-at 4096^3 227-234 us by TMA against 226-233 by vector loads (`tma_operands` 0), silu(y) * gate
-230-236 against 234-243 (plain GEMM: 211-219); at 8192 x 10240 x 8192 2.00 against 2.01 ms and
-2.02 against 2.06.  So at 4096^3 the TMA load gives back most of what reading smem saves.  Not
-the issuer's wait.read right after its store: a racy probe without it ran the same (residual add
-226-233).  What the smem-only probe did not do is move the operand's bytes: every CTA still
-fetches its 64 KB tile at once, now at the start of the next tile's K loop.
+Why by TMA at all: the consumers run the epilogue while the tensor cores wait, and at 4096^3 every
+CTA reaches it at once, so its global loads arrive together; a probe reading the operand from shared
+memory without loading it (whatever the tile held) ran residual add in 217 us against 226 there.
+Measured (H100, Nsight Compute, clocks locked, 3 launches x 2 rounds, two machines): residual add at
+4096^3 227-234 us by TMA against 226-233 by vector loads (`tma_operands` 0), silu(y) * gate 230-236
+against 234-243 (plain GEMM: 211-219); at 8192 x 10240 x 8192 2.00 against 2.01 ms and 2.02 against
+2.06.  So at 4096^3 the TMA load gives back most of what reading smem saves.  Not the issuer's
+wait.read right after its store: a racy probe without it ran the same (residual add 226-233).  What
+the smem-only probe did not do is move the operand's bytes: every CTA still fetches its 64 KB tile
+at once, now at the start of the next tile's K loop.
 tools/bench_matmul.py --variants times both.
 
 The epilogue runs while the tensor cores wait (both consumer warpgroups hold one tile), so its
