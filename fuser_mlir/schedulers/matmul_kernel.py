@@ -52,7 +52,10 @@ another H100) took residual add 183.9 us at 4096^3 against 189.5-191.3 with the 
 GEMM's 182.3, and 1732.1 at 8192 x 10240 x 8192 against 1773.7-1775.3 and 1726.6 (silu(y) * gate
 187.8 against 193.0-195.6; 1753.7 against 1784.0-1798.0).  So running the epilogue elsewhere
 (epilogue_warps, below) cannot close the gap to cuBLAS's C input; the load's bytes or its
-latency after the K loop can.  The measurements below were taken with the previous kernel.
+latency after the K loop can.  Not an L2 `evict_first` hint on the operand's loads (a probe, two
+rounds, one H100): residual add 185.3-186.8 us against 186.2-186.4 at 4096^3, 1737.1-1740.9
+against 1735.8-1742.8 at 8192 x 10240 x 8192.  The measurements below were taken with the previous
+kernel.
 Why by TMA at all: the consumers run the epilogue while the tensor cores wait, and at 4096^3 every
 CTA reaches it at once, so its global loads arrive together; a probe reading the operand from shared
 memory without loading it (whatever the tile held) ran residual add in 217 us against 226 there.
