@@ -134,38 +134,6 @@ def test_kernel_assembles_with_derived_epilogue_protocol(private_cache):
 
 
 @pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
-def test_offloaded_epilogue_runs_on_warps_of_its_own(private_cache):
-    """epilogue_warps 2: the consumers stage the accumulator in the output's tile and hand it over
-    (an mbarrier pair, no barrier between the roles); two producer-warpgroup warps, their register
-    budget taken from the producers' and the consumers' within what the launch holds, run the
-    epilogue and TMA-store the tile; the heuristic's split is dropped; the kernel verifies and
-    assembles.  Refused where the staged tile cannot be the output's."""
-    fd = linear_gelu()
-    compiled = fd.compile(meta((300, 512), (768, 512), (768,)), schedule={"scheduler": "matmul", "epilogue_warps": 2})
-    assert compiled.params.split_k == 1 and not compiled.params.tma_operand_tiles()
-    ir_text = compiled.kernel_ir
-    assert "nvasync.offload" not in ir_text
-    # The consumers hand the tile over by mbarrier: the only named barriers are the offload's 64 threads'.
-    assert set(re.findall(r'"nvasync.named_barrier"\(\) \{[^}]*threads = (\d+)', ir_text)) == {"64"}
-    for expected in ("full[offload0]: arrive (consumer thread)", "empty[offload0]: arrive (offload thread)",
-                     "generic writes -> async proxy, handed on by an mbarrier"):
-        assert expected in ir_text, expected
-    for budget in ("setmaxnreg.dec.sync.aligned.u32 \t88;", "setmaxnreg.inc.sync.aligned.u32 \t208;"):
-        assert budget in compiled.ptx, budget
-    assert compiled.artifact.cubin and compiled.artifact.meta["block"] == [384, 1, 1]
-    with FusionDefinition() as two:
-        x, w = two.define_tensor([-1, -1], BF16), two.define_tensor([-1, -1], BF16)
-        y = two.ops.linear(x, w)
-        two.add_output(y)
-        two.add_output(two.ops.relu(y))
-    for bad, fusion in (({"epilogue_warps": 3}, fd), ({"epilogue_warps": 2, "split_k": 2}, fd),
-                        ({"epilogue_warps": 2, "cluster_m": 2}, fd), ({"epilogue_warps": 2}, two)):
-        with pytest.raises(FusionError, match="epilogue_warps is 0"):
-            fusion.compile(meta((300, 512), (768, 512), (768,))[:2 if fusion is two else 3],
-                           schedule={"scheduler": "matmul", **bad})
-
-
-@pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
 def test_144_wide_tiles_store_boxes_of_32_byte_rows(private_cache):
     """144 columns: bf16 output boxes of 16 columns in 32-byte swizzle, f32 ones of 16 in 64-byte
     swizzle; wgmma n144."""

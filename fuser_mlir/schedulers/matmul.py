@@ -26,8 +26,6 @@ aligned; read in place, never expanded on the host):
   row    [.., M, 1]: the element at row;
   one    every dim 1 (a 0-d tensor): the element at 0;
   value  a scalar input (fd.define_scalar): a kernel parameter.
-`epilogue_warps` 2 (opt-in, measured slower: matmul_kernel.py) moves the epilogue off the
-consumers onto two warps of its own, handed the staged accumulator through mbarriers.
 
 A tile's output boxes are one swizzle row wide: 128 bytes where that divides block_n, else 64 or
 32 (block_n 160 of bf16 is 5 boxes of 32 columns, 64-byte swizzle; 144 is 9 boxes of 16 columns,
@@ -149,9 +147,6 @@ SKINNY_M = 128                          # skinny_decisions
 MIN_SKINNY_SPLITS = 3                   # fewer do not pay (module docstring)
 MAX_STAGES = 6
 PRODUCER_REGS, CONSUMER_REGS = 40, 232      # 128 x 40 + 256 x 232 = 64512 of the SM's 65536
-EPILOGUE_WARPS = 2                          # an offloaded epilogue's warps (the producer warpgroup's idle two)
-OFFLOAD_PRODUCER_REGS, OFFLOAD_CONSUMER_REGS = 88, 208     # 128 x 88 + 256 x 208 = 64512 = 384 x 168
-OFFLOAD_BATCH = 4                           # chunks an offloaded epilogue's thread has in flight
 OUTPUT_DTYPES = ("f32", "f16", "bf16")
 MATMUL_OPERANDS = ("a", "b", "b_kn")   # a [M, K]; b as [N, K] or as [K, N] rows
 OPERAND_KINDS = MATMUL_OPERANDS + ("full", "col", "row", "one", "value")
@@ -174,7 +169,6 @@ class MatmulSchedule:
     split_k_mode: str = DEFAULT_SPLIT_K_MODE  # how the splits combine (SPLIT_K_MODES)
     cluster_m: int = 1                    # CTAs of a cluster on adjacent tile rows, sharing B by multicast
     tma_operands: int = 0                 # 1: full operands arrive by TMA in their output's tile (tma_operand_tiles)
-    epilogue_warps: int = 0               # 2: the epilogue runs on two producer-warpgroup warps (an offload)
 
     @property
     def consumers(self) -> int:
@@ -186,7 +180,7 @@ class MatmulSchedule:
         tile (as the tile's K loop ends: matmul_kernel.py), each paired with an output of its dtype
         (the tile's layout); empty unless tma_operands, and for split-K or cluster kernels, whose
         tiles' memory the partials share or whose units pair CTAs."""
-        if not self.tma_operands or self.split_k > 1 or self.cluster_m > 1 or self.epilogue_warps:
+        if not self.tma_operands or self.split_k > 1 or self.cluster_m > 1:
             return {}
         free = list(enumerate(self.out_dtypes))
         tiles = {}
@@ -393,8 +387,6 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
     widths = BLOCK_NS if b_kind(sig) != "b_kn" else \
         [w for w in BLOCK_NS if w % MatmulSchedule(**base, block_n=w).b_box_cols() == 0]
     widths = [fixed["block_n"]] if "block_n" in fixed else widths
-    if fixed.get("epilogue_warps"):               # an offloaded epilogue finishes whole tiles
-        fixed = {"split_k": 1, **fixed}
     clustered = fixed.get("cluster_m", 1) > 1     # a cluster's tiles are unsplit
     if fixed.get("block_m", 64) == 64 and not clustered:   # 128-row tiles named: the cost model decides the rest
         fixed = {**skinny_decisions(m, n, ktiles, widths), **fixed}
@@ -423,8 +415,7 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
                                               group_m=fixed.get("group_m", 8),
                                               split_k=split_k, split_k_mode=mode,
                                               cluster_m=fixed.get("cluster_m", 1),
-                                              tma_operands=fixed.get("tma_operands", TMA_OPERANDS),
-                                              epilogue_warps=fixed.get("epilogue_warps", 0))))
+                                              tma_operands=fixed.get("tma_operands", TMA_OPERANDS))))
     if not candidates:
         raise FusionError(f"the matmul scheduler cannot fit two stages beside {len(sig.outputs)} output tiles "
                           f"({base['out_dtypes']}) in shared memory")
@@ -441,8 +432,7 @@ def _dtypes(tensors) -> tuple[str, ...]:
     return tuple(t.dtype.value for t in tensors)
 
 
-_DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k", "cluster_m", "tma_operands",   # integers
-              "epilogue_warps")
+_DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k", "cluster_m", "tma_operands")   # integers
 
 
 class _Matmul:
@@ -490,11 +480,6 @@ class _Matmul:
         if params.tma_operands not in (0, 1):
             raise FusionError(f"matmul schedule {fields}: tma_operands is 0 (epilogue operands by vector loads) "
                               "or 1 (full operands by TMA into their output's tile)")
-        if params.epilogue_warps not in (0, EPILOGUE_WARPS) or params.epilogue_warps and (
-                params.split_k > 1 or params.cluster_m > 1 or params.out_dtypes != (params.dtype,)):
-            raise FusionError(f"matmul schedule {fields}: epilogue_warps is 0 (the consumers run the epilogue) or "
-                              f"{EPILOGUE_WARPS} (warps of their own: unsplit, unclustered tiles, one output of "
-                              f"the matmul's dtype {params.dtype}, staged in its tile)")
         if params.cluster_m > 1 and params.split_k > 1:
             raise FusionError(f"matmul schedule {fields}: a split-K tile's splits run in CTAs of their own; "
                               "cluster_m > 1 needs split_k 1")

@@ -51,7 +51,7 @@ a probe whose producer loaded nothing (the epilogue reading whatever the tile he
 another H100) took residual add 183.9 us at 4096^3 against 189.5-191.3 with the load and the plain
 GEMM's 182.3, and 1732.1 at 8192 x 10240 x 8192 against 1773.7-1775.3 and 1726.6 (silu(y) * gate
 187.8 against 193.0-195.6; 1753.7 against 1784.0-1798.0).  So running the epilogue elsewhere
-(epilogue_warps, below) cannot close the gap to cuBLAS's C input; the load's bytes or its
+(the offloaded epilogue, below) cannot close the gap to cuBLAS's C input; the load's bytes or its
 latency after the K loop can.  Not an L2 `evict_first` hint on the operand's loads (a probe, two
 rounds, one H100): residual add 185.3-186.8 us against 186.2-186.4 at 4096^3, 1737.1-1740.9
 against 1735.8-1742.8 at 8192 x 10240 x 8192.  The measurements below were taken with the previous
@@ -124,29 +124,15 @@ committed): ptxas sizes every instruction against the kernel's register target, 
 at 512 threads, and wgmma m64n256 needs 154 ("Insufficient registers (128) to compile
 instruction"), whatever setmaxnreg grants the consumers; and setmaxnreg in branches whose code
 paths merge again is ignored (C7507), so each warpgroup's budget holds only over code of its own.
-The room left is the producer warpgroup's two idle warps: `epilogue_warps` 2 (below).
-
-Offloaded epilogue (epilogue_warps = 2; one output of the matmul's dtype, unsplit, unclustered):
-after the K loop the consumers only stage the accumulator, rounded to the matmul's dtype, in the
-output's boxes (the plain epilogue's stores), and an `nvasync.offload` of two warps finishes the
-tile: each thread takes 16-byte chunks of every box, OFFLOAD_BATCH at a time (unrolled, so their
-operand loads are in flight together), runs the fusion's body on them with the operands (vector
-loads; full operands never by TMA here) and writes the results back in place; its first warp's
-elected lane TMA-stores the tile.  fuser-pipeline-mbarriers puts the offload on the producer
-warpgroup's idle warps, a tile behind the consumers, and hands the staged tile over and back
-through an mbarrier pair; the sync passes derive the rest (the consumers' proxy fence before their
-handover, the store's wait_group.read before the offload's).  Registers: producers 88, consumers
-208 (128 x 88 + 256 x 208 = 384 x 168, what the launch holds).  Numerics: the accumulator is
-rounded to bf16/f16 before the epilogue, as torch eager rounds the matmul's output.  Measured
-slower, so the heuristic keeps 0 (H100, Nsight Compute at boost clocks, one run, three rounds,
-against the default kernel): plain 1.009x / 1.017x the time at 4096^3 / 8192 x 10240 x 8192,
-bias+gelu 1.032x / 1.006x, silu(y) * gate 1.059x / 1.017x, residual add 1.037x / 1.015x.  One
-chunk at a time (no batch), on another machine, residual add took 237 us at 4096^3 against
-190: two warps wait on their operand loads one chunk after another.  Not the register budget:
-the default kernel at 88 / 208 ran as fast as at 40 / 232 (plain 182.1-183.5 against 182.5-182.7
-us at 4096^3, 1739-1742 both at 8192 x 10240 x 8192; bias+gelu alike; one run, two rounds).  Not
-yet measured where the rest goes; a candidate is the last tile's epilogue, which nothing overlaps
-and two warps run in about four times the consumers' time (the default's 8 warps).
+Nor the epilogue on the producer warpgroup's two idle warps (`epilogue_warps` 2, built in 4f43941
+and removed after measuring: an `nvasync.offload` of two warps, a tile behind the consumers, which
+only staged the accumulator rounded to the matmul's dtype; 16-byte chunks, four in flight a thread;
+registers 88 / 208): slower on every row (H100, Nsight Compute at boost clocks, one run, three
+rounds, against this kernel): plain 1.009x / 1.017x the time at 4096^3 / 8192 x 10240 x 8192,
+bias+gelu 1.032x / 1.006x, silu(y) * gate 1.059x / 1.017x, residual add 1.037x / 1.015x; not the
+register budget (this kernel at 88 / 208 ran as fast).  And the epilogue it moves costs little:
+1.6 and 5.5 us over the plain GEMM with the operand's load taken away (above).  The pass support
+(`nvasync.offload`, lit_tests/pipeline/offload.mlir) stays.
 
 Clusters (cluster_m = 2): the CTAs of a cluster take adjacent tile rows of one tile column (a
 cluster's work unit is a tile of cluster_m x block_m rows in the grouped order, over
@@ -180,8 +166,7 @@ from ..kernel import body
 from ..kernel.builders import (build_kernel_with, elected_lane_of_warp0, gep, i32, if_then, if_then_else, index,
                                load_global, memory_type, smem_type, store_global, to_i32, to_index)
 from ..frontend.dtypes import DataType
-from .matmul import (BLOCK_K, CONSUMER_REGS, COUNT_CELL_BYTES, MATMUL_OPERANDS, OFFLOAD_BATCH, OFFLOAD_CONSUMER_REGS,
-                     OFFLOAD_PRODUCER_REGS, PRODUCER_REGS, MatmulSchedule)
+from .matmul import BLOCK_K, CONSUMER_REGS, COUNT_CELL_BYTES, MATMUL_OPERANDS, PRODUCER_REGS, MatmulSchedule
 
 WGMMA_K = 16
 
@@ -271,11 +256,9 @@ class _KernelBuilder:
         zero = _zeros(acc_type)
         loop = scf.ForOp(index(0), ktiles, index(1), [zero])
         multicast = f', cluster = {s.cluster_m} : i64, multicast = "b"' if s.cluster_m > 1 else ""
-        producer_regs, consumer_regs = (OFFLOAD_PRODUCER_REGS, OFFLOAD_CONSUMER_REGS) if s.epilogue_warps \
-            else (PRODUCER_REGS, CONSUMER_REGS)
         loop.operation.attributes["nvasync.pipeline"] = ir.Attribute.parse(
-            f'{{stages = {s.stages} : i64, mode = "warp_specialized", producer_regs = {producer_regs} : i64, '
-            f'consumer_regs = {consumer_regs} : i64{multicast}}}')
+            f'{{stages = {s.stages} : i64, mode = "warp_specialized", producer_regs = {PRODUCER_REGS} : i64, '
+            f'consumer_regs = {CONSUMER_REGS} : i64{multicast}}}')
         with ir.InsertionPoint(loop.body):
             kt = loop.induction_variable if first_ktile is None else arith.addi(first_ktile, loop.induction_variable)
             kx = arith.muli(to_i32(kt), i32(BLOCK_K))
@@ -489,14 +472,9 @@ class _KernelBuilder:
                         nvasync.PipelineLoadOp(self.args[tensor], box, [m0, arith.addi(n0, i32(b * cols))],
                                                role="operands")
                 acc = self.main_loop(m0, n0, wg_row, None, ktiles)
-                if s.epilogue_warps:    # stage the accumulator; warps of their own finish the tile
-                    self.epilogue(self.partial_values(acc), [s.dtype], self.out_boxes, to_index(m0), to_index(n0),
-                                  tid, wg_row)
-                    self.offloaded_epilogue(m0, n0)
-                else:
-                    self.epilogue(self.fused_values(acc), s.out_dtypes, self.out_boxes, to_index(m0), to_index(n0),
-                                  tid, wg_row)
-                    self.store_outputs(issuer, m0, n0)
+                self.epilogue(self.fused_values(acc), s.out_dtypes, self.out_boxes, to_index(m0), to_index(n0),
+                              tid, wg_row)
+                self.store_outputs(issuer, m0, n0)
             else:       # split s of S takes K tiles [s * ktiles / S, (s + 1) * ktiles / S): maybe none
                 tile, split = arith.divui(unit, index(s.split_k)), arith.remui(unit, index(s.split_k))
                 m0, n0 = self.tile_origin(tile)
@@ -518,65 +496,6 @@ class _KernelBuilder:
                     with rest:
                         self.add_partial(acc, flag, split, issuer, m0, n0, tid, wg_row)
             scf.YieldOp([])
-
-    def offloaded_epilogue(self, m0, n0):
-        """`nvasync.offload`: the epilogue on the tile the consumers staged (the accumulator rounded
-        to the matmul's dtype in the output's boxes), by the offload's threads u, each taking
-        16-byte chunks u, u + 64, ... of every box, OFFLOAD_BATCH of them an iteration (unrolled,
-        so their loads are in flight together): the chunk's elements through the fusion's body
-        with the operands, written back in place; then its first warp's elected lane TMA-stores
-        the tile."""
-        s = self.s
-        threads = 32 * s.epilogue_warps
-        offload = nvasync.OffloadOp(warps=s.epilogue_warps)
-        block = offload.operation.regions[0].blocks.append(ir.IndexType.get())
-        dtype, cols = s.dtype, s.out_box_cols(s.dtype)
-        per = 16 // DataType(dtype).itemsize              # elements of a 16-byte chunk
-        chunks = cols // per                              # chunks of a box row
-        mine = s.block_m * chunks // threads              # a thread's chunks of a box
-        batch = OFFLOAD_BATCH if mine % OFFLOAD_BATCH == 0 else 1
-        with ir.InsertionPoint(block):
-            u = block.arguments[0]
-            for b in range(s.block_n // cols):
-                loop = scf.ForOp(index(0), index(mine), index(batch))
-                with ir.InsertionPoint(loop.body):
-                    inner = scf.ForOp(index(0), index(batch), index(1))
-                    inner.operation.attributes[UNROLL_ATTR] = ir.UnitAttr.get()
-                    with ir.InsertionPoint(inner.body):
-                        j = arith.addi(loop.induction_variable, inner.induction_variable)
-                        self.offloaded_chunk(arith.addi(u, arith.muli(j, index(threads))), b, per, m0, n0)
-                        scf.YieldOp([])
-                    scf.YieldOp([])
-            warp0 = arith.cmpi(arith.CmpIPredicate.ult, u, index(32))
-            self.store_outputs(arith.andi(warp0, nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected), m0, n0)
-            gpu.YieldOp([])
-
-    def offloaded_chunk(self, k, b, per, m0, n0):
-        """Chunk k (of `per` elements) of box b: its staged elements through the fusion's body,
-        written back."""
-        s = self.s
-        dtype, cols = s.dtype, s.out_box_cols(s.dtype)
-        chunks = cols // per
-        row, chunk = arith.divui(k, index(chunks)), arith.remui(k, index(chunks))
-        col = arith.muli(chunk, index(per))
-        box, indices = self.tile_slot(self.out_boxes[0], dtype, row, b * cols, col, arith.remui(row, index(8)))
-        staged = body.to_compute(vector.load(ir.VectorType.get([per], memory_type(dtype)), box, indices), dtype)
-        grow = arith.addi(to_index(m0), row)
-        gcol = arith.addi(to_index(n0), arith.addi(index(b * cols), col))
-        operands = {t: self.operand_chunk(t, grow, gcol, per) for t, kind in self.kinds.items()
-                    if kind not in MATMUL_OPERANDS}
-        elements = (vector.extract(staged, [], [e]) for e in range(per))     # each built as it is evaluated
-        results = [outputs[0] for outputs in self.evaluate_elements(operands, elements)]
-        out = vector.from_elements(ir.VectorType.get([per], results[0].type), results)
-        vector.store(body.to_memory(out, dtype), box, indices)
-
-    def operand_chunk(self, tensor, row, col, count):
-        """The compute-form values of epilogue operand `tensor` at (row, col + e), e < count (an even
-        count: pairs of columns where the operand_pair reads pairs)."""
-        values = []
-        for e in range(0, count, 2):
-            values += self.operand_pair(tensor, row, arith.addi(col, index(e)), None)
-        return values
 
     def add_partial(self, acc, flag, split, issuer, m0, n0, tid, wg_row):
         """Split `split`'s accumulator into the partial boxes, marked to be added into the workspace."""

@@ -210,21 +210,6 @@ for name, kind, layout, (m, n, k), schedule in [
     CASES.append((name, lambda e=epilogue, x=extra, o=op: linear(BF16, e, x, o),
                   lambda dev, kd=kind, s=(m, n, k), bl=layout: linear_inputs(kd, BF16, *s, dev, bl),
                   {"scheduler": "matmul", **schedule}))
-# The epilogue on two warps of its own (epilogue_warps 2: the consumers stage the accumulator, an
-# nvasync.offload finishes the tile): every operand kind, two full operands, 32-byte boxes (144),
-# ragged tiles, M = 1, K below one tile, more tiles than SMs, f16, 64-row tiles with b [K, N].
-for name, kind, dtype, layout, (m, n, k), schedule in [
-        ("ew2-bias-gelu-ragged", "bias-gelu", BF16, "nk", SHAPES["ragged"], {}),
-        ("ew2-silu-gate-waves", "silu-gate", BF16, "nk", SHAPES["waves"], {}),
-        ("ew2-gate-residual-bn144-ragged", "gate-residual", BF16, "nk", (333, 600, 200), {"block_n": 144}),
-        ("ew2-row-scale-m1", "row-scale", BF16, "nk", SHAPES["m1"], {}),
-        ("ew2-plain-f16-ktail", "plain", F16, "nk", SHAPES["ktail"], {}),
-        ("ew2-bm64-kn-silu-gate-ragged", "silu-gate", BF16, "kn", SHAPES["ragged"], {"block_m": 64, "block_n": 128})]:
-    extra, epilogue = EPILOGUES[kind]
-    op = "linear" if layout == "nk" else "matmul"
-    CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
-                  lambda dev, kd=kind, d=dtype, s=(m, n, k), bl=layout: linear_inputs(kd, d, *s, dev, bl),
-                  {"scheduler": "matmul", "epilogue_warps": 2, **schedule}))
 # The heuristic's 64-row tiles where 128 wide would exceed a wave: 2 x 64 tiles of 64 x 160, the
 # second tile row 32 rows deep.
 CASES.append(("skinny-heuristic-bias-gelu-bn160", lambda: linear(BF16, EPILOGUES["bias-gelu"][1], (1,)),
