@@ -37,6 +37,13 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
     a missing one.  A TMA store handed back so gets its issuer's `wait_group.read` before the
     issuer's arrive.  Disjoint warps of warp-selecting branches that hand on by mbarrier need no
     barrier either.
+  * an access in one loop iteration -> a generic access of the buffer in the next, within one
+    set of warps: no barrier when a one-word mbarrier round trip orders them (`round_trip`): the
+    first access's threads arrive on word E after it (a TMA store's issuer after its
+    `wait_group.read`), a warp role's thread waits on E and then arrives on word F, and the
+    second access's threads wait on F before it.  The matmul epilogue's in-place operand tile:
+    the consumers hand it to the producer (`empty`) and get the next tile's back (`full`), which
+    already orders the next tile's writes after this tile's TMA store read it.
   * mbarrier init -> any use: `fence.mbarrier_init` after the initialising thread's last init, and
     a barrier before other threads use it.
   * mbarrier use by other threads (wait, arrive) -> `mbarrier.inval`: a barrier, so no thread
@@ -87,8 +94,8 @@ from mlir.dialects import arith, scf
 from ..diagnostics import file_location
 from ..dialects import nvasync
 from .smem_model import (CLUSTER_SYNC, RELEASES, Access, Threads, accesses, barrier_orders, elect_op, group_acquires,
-                         kernels, memref_bytes, op_key, parent_ops, record_loop_steps, same_thread_mapping,
-                         threads_of)
+                         kernels, mbarrier_relays, memref_bytes, op_key, parent_ops, record_loop_steps,
+                         same_thread_mapping, threads_of)
 from .sync_paths import _block_of, chain, find_path, insertion_point, invalidate
 
 DERIVED = "fuser.derived"
@@ -300,6 +307,8 @@ class _Inserter:
             if not cluster and a.threads.disjoint(b.threads) \
                     and self.handoffs.arrive(a.last, a.threads, b.op, b.threads) is not None:
                 continue        # warps a branch selects, handing the buffer on through an mbarrier
+            if b.proxy == "generic" and self.handoffs.round_trip(path, a.threads, b.threads) is not None:
+                continue        # the next iteration's access, after an mbarrier round trip
             if cluster:
                 self.place_cluster_sync(path, b.op, reason)
                 continue
@@ -487,6 +496,9 @@ class _Inserter:
         elif writer.proxy == "generic":
             releases = [i for i, p in enumerate(ops) if p.op.name in BARRIERS
                         and barrier_orders(p.op, store.threads, writer.threads)]
+            if not releases:    # or the arrive opening a round trip to the writers (the wait goes before it)
+                trip = self.handoffs.round_trip(path, store.threads, writer.threads)
+                releases = [i for i, p in enumerate(ops) if trip is not None and op_key(p.op) == op_key(trip)]
             if not releases or commit_at is None:
                 return          # no barrier releases the writers: place_barriers reports via verify
             release = releases[-1]
@@ -567,6 +579,7 @@ class Handoffs:
 
         func.walk(number, ir.WalkOrder.PRE_ORDER)
         self.words = [w for w in accesses(func) if w.proxy == "mbarrier"]
+        self.relays = mbarrier_relays(func)
 
     def arrive(self, a_op, a_threads, b_op, b_threads):
         """The arrive that hands what `a_op` accessed on to `b_op`'s warps: an arrive by a's warps
@@ -577,6 +590,24 @@ class Handoffs:
         return next((w.op for w in self.words if w.op.name == "nvasync.mbarrier_arrive"
                      and (w.threads.within(a_threads.role) or w.threads.covers(a_threads))
                      and order[op_key(w.op)] > order[op_key(a_op)] and (w.start, w.end) in waits), None)
+
+    def round_trip(self, path, a_threads, b_threads):
+        """The arrive on a loop-carried `path` that starts a one-word round trip ordering a's access
+        before b's (the next iteration's), or None: a's threads arrive on word E after it, a warp
+        role's thread relays E to word F (`mbarrier_relays`), and b's threads wait on F before it.  One word
+        each, so the relay's phases go in step with the loop's iterations: it waits for
+        iteration i's arrival before its own arrival for i + 1 (fuser-verify-pipelines checks)."""
+        word = {op_key(w.op): (w.start, w.end) for w in self.words if w.end - w.start == 8}
+        for n, p in enumerate(path.ops):
+            if p.after_backedge or p.op.name != "nvasync.mbarrier_arrive" or op_key(p.op) not in word \
+                    or not threads_of(p.op).covers(a_threads):
+                continue
+            relayed = {f for e, f in self.relays if e == word[op_key(p.op)]}
+            if any(q.after_backedge and q.op.name == "nvasync.mbarrier_try_wait_parity"
+                   and word.get(op_key(q.op)) in relayed and threads_of(q.op).covers(b_threads)
+                   for q in path.ops[n + 1:]):
+                return p.op
+        return None
 
 
 def _concurrent_roles(a, b) -> bool:

@@ -23,6 +23,10 @@ each decides on its own what the facts require.
 * `barrier_problem(op)`: a barrier synchronizes exactly the threads that reach it, so
   `sync_threads` (bar.sync 0) must be reached by every thread and `named_barrier` by whole
   warps, counted exactly; `barrier_orders(op, a, b)`: a legal barrier whose threads include both.
+* `mbarrier_relays(func)`: pairs (E, F) of single mbarrier words that one thread of a warp role
+  relays: it waits on E, then arrives on F (arrive or arrive.expect_tx) later in the same block.
+  Its arrival on F follows its acquire of E's phase, so a thread that waits on F's phase is
+  ordered after every thread that arrived on E's phase before (release -> acquire, transitive).
 * `linear(value)`: `iv * coeff + const` for index arithmetic on an scf.for induction variable,
   so guards like `r * S + s < n` can be compared across stages and iterations.
 """
@@ -318,6 +322,26 @@ def group_acquires(func) -> list:
               if op.name in ACQUIRES and ir.BoolAttr(op.attributes["for_group"]).value
               else ir.WalkResult.ADVANCE)
     return [(wait, root) for wait in waits for root in [divergence_root(wait)] if root is not None]
+
+
+RELAY_ARRIVES = ("nvasync.mbarrier_arrive", "nvasync.mbarrier_arrive_expect_tx")
+
+
+def mbarrier_relays(func) -> set:
+    """{(E, F)}: byte ranges of single mbarrier words (a constant stage) such that one thread of a
+    warp role waits on E and then, later in the same block, arrives on F.  Which phases pair up is
+    the pipeline's (fuser-verify-pipelines checks them)."""
+    words = [a for a in accesses(func) if a.proxy == "mbarrier" and a.end - a.start == 8
+             and a.threads.role is not None]
+    found = set()
+    for wait in words:
+        if wait.op.name != "nvasync.mbarrier_try_wait_parity":
+            continue
+        block = [op_key(o) for o in op_key(wait.op).block.operations]
+        later = block[block.index(op_key(wait.op)) + 1:]
+        found |= {((wait.start, wait.end), (x.start, x.end)) for x in words
+                  if x.op.name in RELAY_ARRIVES and op_key(x.op) in later and x.threads == wait.threads}
+    return found
 
 
 def _threads_of(op) -> Threads:

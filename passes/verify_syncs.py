@@ -10,7 +10,9 @@ enclosing loop iteration, a uniform scf.if) is also a guard of A or B, or is imp
 (`r*S + s < n` holds when `r*S + s' < n` does for s <= s').  Sync ops under an elect_one guard
 run on the issuing thread only.
 
-Rules checked (../shared/HOPPER.md): generic<->generic by other threads: a barrier over both, or,
+Rules checked (../shared/HOPPER.md): generic<->generic by other threads: a barrier over both, or a
+one-word mbarrier round trip into a later loop iteration (`_round_trip`; also after a TMA store's
+covering wait), or,
 between disjoint warps (warp roles run concurrently), an mbarrier handoff in the protocol's order
 -- the access of the earlier iteration first (each warp set's i-th use pairs with the other's
 i-th), in one iteration the write: an arrive by the first access's warps after it (a warp sync
@@ -60,8 +62,8 @@ from fuser_mlir.diagnostics import file_location
 
 from .smem_model import (ACQUIRES, CLUSTER_BARRIERS, CLUSTER_SYNC, FENCE_SPACES_COVERING_CTA_SMEM, RELEASES,
                          TMA_LOADS, Access, accesses, accumulator_readers, barrier_orders, barrier_problem, block_key,
-                         byte_range, group_acquires, is_divergent, linear, op_key, reset_memo, same_thread_mapping,
-                         structural_key, threads_of)
+                         byte_range, group_acquires, is_divergent, linear, mbarrier_relays, op_key, reset_memo,
+                         same_thread_mapping, structural_key, threads_of)
 
 BARRIER_OPS = ("nvasync.sync_threads", "nvasync.named_barrier", *CLUSTER_BARRIERS)
 
@@ -133,8 +135,9 @@ def build_trace(func) -> list[Event]:
                 walk_block(op.regions[0].blocks[0], guards, iterations)
 
     walk_block(func.regions[0].blocks[0], (), {})
+    relays = mbarrier_relays(func)
     for e in trace:
-        e.steps = steps
+        e.steps, e.relays = steps, relays
     return trace
 
 
@@ -298,7 +301,7 @@ def _check_pair(trace, i, j):
             return f"mbarrier invalidated while other threads may still use it (no {what}): {names}"
         return None
     if A.proxy == "generic" and B.proxy == "generic":
-        if same_thread_mapping(A, B) or single_thread or barrier():
+        if same_thread_mapping(A, B) or single_thread or barrier() or _round_trip(trace, i, j, A, B):
             return None
         return f"generic smem accesses by different threads without a barrier: {names}"
     if A.proxy == "generic" and B.proxy == "async":
@@ -486,9 +489,43 @@ def _check_bulk_release(trace, i, j, names, A, B, single_thread):
     if k is None:
         return f"smem rewritten before the TMA store finished reading it (no covering wait_group.read): {names}"
     if (B.proxy == "async" and B.threads.issuer) or single_thread \
-            or _between(trace, k, j, lambda x: _barrier_covers(x, A, B)):
+            or _between(trace, k, j, lambda x: _barrier_covers(x, A, B)) or _round_trip(trace, k, j, A, B):
         return None
-    return f"the wait for the TMA store's smem reads is not followed by a barrier: {names}"
+    return (f"the wait for the TMA store's smem reads is not followed by a barrier (or an mbarrier round trip "
+            f"into the next iteration): {names}")
+
+
+def _round_trip(trace, i, j, A: Access, B: Access) -> bool:
+    """A generic access trace[j] of a later loop iteration than trace[i], ordered by a one-word
+    mbarrier round trip in between: A's threads arrive on word E, a thread relays E to word F
+    (`mbarrier_relays`: waits on E, then arrives on F), and B's threads wait on F.  With one word
+    each, the relay's phases go in step with the loop's iterations (fuser-verify-pipelines checks
+    them)."""
+    if B.proxy != "generic":
+        return False
+    a, b = trace[i], trace[j]
+    between = [(k, e) for k, e in enumerate(trace[i + 1:j], i + 1) if e.access is not None
+               and e.access.proxy == "mbarrier" and e.access.end - e.access.start == 8 and _surely(e, a, b)]
+    for k, arrive in between:
+        if arrive.op.name != "nvasync.mbarrier_arrive" or not threads_of(arrive.op).covers(A.threads):
+            continue
+        word = (arrive.access.start, arrive.access.end)
+        if any(e.op.name == "nvasync.mbarrier_try_wait_parity" and threads_of(e.op).covers(B.threads)
+               and (word, (e.access.start, e.access.end)) in a.relays and _later_iteration(arrive, e)
+               for n, e in between if n > k):
+            return True
+    return False
+
+
+def _later_iteration(a: Event, b: Event) -> bool:
+    """b runs in a later iteration of a loop enclosing both than a does."""
+    loops_a, loops_b = ([(key, k) for kind, key, k in e.guards if kind == "loop"] for e in (a, b))
+    for (key_a, k_a), (key_b, k_b) in zip(loops_a, loops_b):
+        if key_a != key_b:
+            return False
+        if k_a != k_b:
+            return k_a < k_b
+    return False
 
 
 def _check_mbarrier_protocol(trace):

@@ -190,3 +190,52 @@ def test_multicast_pipeline_cluster_barriers_are_derived_and_each_is_needed():
             sync.erase()
             problems = " ".join(m for _, _, m in _problems(module))
             assert expected in problems, problems
+
+
+LIT_TRAILING = LIT_PIPELINE / "trailing.mlir"
+
+
+def _in_place_kernel() -> str:
+    """lit_tests/pipeline/trailing.mlir's @in_place after fuser-pipeline-mbarriers: the tile's
+    operand arrives by TMA, is rewritten in place and TMA-stored (the matmul epilogue's pattern)."""
+    with new_context(), ir.Location.unknown():
+        module = ir.Module.parse(LIT_TRAILING.read_text())
+        PassPipeline(["fuser-pipeline-mbarriers"]).run(module)
+        return next(str(f) for f in _functions(module) if f.attributes["sym_name"].value == "in_place")
+
+
+def _module(func_text: str) -> str:
+    return ('module attributes {gpu.container_module} {\ngpu.module @kernels {\n' + func_text + '\n}\n}')
+
+
+@pytest.mark.parametrize("victim", ["issuer wait", "empty arrive", "empty wait", "full wait"])
+def test_round_trip_orders_the_next_tiles_writes_and_each_link_is_needed(victim):
+    """The next tile's epilogue writes a buffer the previous tile's TMA store read.  No barrier
+    orders them: the round trip does -- the issuer's wait.read, every consumer's arrive on
+    `empty`, the producer's wait on it before its arrive.expect_tx on `full`, every consumer's
+    wait on `full`.  Without any one link fuser-verify-syncs reports the store -> write hazard
+    (and for the producer's wait also the load overwriting the stored tile)."""
+    text = _module(_in_place_kernel())
+    assert check_oracle(text) >= 4
+    with new_context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        PassPipeline(INSERTION).run(module)
+        derived = [str(op.attributes["fuser.derived"]) for op in _derived(module)]
+        assert not any("tma_store" in d and "-> memref.store" in d and "WAR" in d for d in derived), derived
+        assert _problems(module) == []
+
+        def chosen(op):
+            tag = op.attributes["fuser.pipeline"].value if "fuser.pipeline" in op.attributes else ""
+            return {"issuer wait": op.name == "nvasync.bulk_wait",
+                    "empty arrive": op.name == "nvasync.mbarrier_arrive" and tag.startswith("empty[operands]"),
+                    "empty wait": op.name == "nvasync.mbarrier_try_wait_parity" and tag.startswith("empty[operands]"),
+                    "full wait": op.name == "nvasync.mbarrier_try_wait_parity" and tag.startswith("full[operands]")
+                    }[victim]
+
+        found = []
+        module.operation.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE
+                              if chosen(op) else ir.WalkResult.ADVANCE)
+        assert len(found) == 1, f"the derived kernel has {len(found)} {victim}s"
+        found[0].erase()
+        problems = [m for _, _, m in _problems(module)]
+        assert any("'nvasync.tma_store'" in m and "-> 'memref.store'" in m for m in problems), problems

@@ -10,6 +10,11 @@
 // the arrival makes both report (checked by hand).  For contrast, @tile_ahead is the same kernel
 // with the tile loop in mode `pipelined`: the issuer (a consumer thread) loads tile 0 before the
 // roles and tile t + 1 at the end of tile t, behind a barrier after every consumer's read.
+// @in_place rewrites the operand in place and TMA-stores it, as the matmul's epilogue does: the
+// issuer's wait.read comes before its `empty` arrival, and the round trip through the producer
+// (`empty` -> its wait, its arrival on `full` -> every consumer's wait) orders the next tile's
+// writes after the store's reads, so no barrier opens the epilogue -- only the one between the
+// writes and the store (tests/test_syncs.py deletes each link of the round trip).
 // RUN: fuser-opt %s -p fuser-pipeline-mbarriers | FileCheck %s
 // RUN: fuser-opt %s -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s --check-prefix=SYNCED
 // RUN: fuser-opt %s --emit=ptx -o %t.ptx
@@ -73,6 +78,39 @@ gpu.module @kernels {
     } {nvasync.pipeline = {stages = 1 : i64, mode = "pipelined"}}
     gpu.return
   }
+
+  gpu.func @in_place(%d: !llvm.ptr, %e: !llvm.ptr, %n: index, %tiles: index, %od: !llvm.ptr) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %buf = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> !box
+    %operand = "nvasync.smem_buffer"() {offset = 4096 : i64} : () -> !box
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %zero = arith.constant 0.0 : f32
+    %tid = gpu.thread_id x
+    %w0 = arith.cmpi ult, %tid, %c32 : index
+    %el = "nvasync.elect_one"() : () -> i1
+    %issuer = arith.andi %w0, %el : i1
+    scf.for %t = %c0 to %tiles step %c1 {
+      %x = arith.index_cast %t : index to i32
+      "nvasync.pipeline_load"(%e, %operand, %x, %x) {role = "operands"} : (!llvm.ptr, !box, i32, i32) -> ()
+      %sum = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
+        %k8 = arith.muli %k, %c8 : index
+        %y = arith.index_cast %k8 : index to i32
+        "nvasync.pipeline_load"(%d, %buf, %y, %x) {role = "a"} : (!llvm.ptr, !box, i32, i32) -> ()
+        %v = memref.load %buf[%c0, %tid] : !box
+        %s = arith.addf %acc, %v : f32
+        scf.yield %s : f32
+      } {nvasync.pipeline = {stages = 2 : i64, mode = "warp_specialized"}}
+      %w = memref.load %operand[%c0, %tid] : !box
+      %r = arith.addf %sum, %w : f32
+      memref.store %r, %operand[%c0, %tid] : !box
+      scf.if %issuer {
+        "nvasync.tma_store"(%od, %operand, %x, %x) : (!llvm.ptr, !box, i32, i32) -> ()
+      }
+    } {nvasync.pipeline = {stages = 1 : i64, mode = "trailing"}}
+    gpu.return
+  }
 }
 }
 
@@ -131,3 +169,18 @@ gpu.module @kernels {
 // SYNCED: fuser.pipeline = "full: wait"
 // SYNCED: "nvasync.named_barrier"() {fuser.derived = "WAR: memref.load
 // SYNCED: "nvasync.tma_load"(%arg1
+
+// SYNCED-LABEL: gpu.func @in_place
+// SYNCED: "nvasync.warp_role"
+// SYNCED: fuser.pipeline = "empty[operands]: wait"
+// SYNCED: "nvasync.warp_role"
+// SYNCED: fuser.pipeline = "full[operands]: wait"
+// SYNCED-NOT: {{sync_threads|named_barrier}}
+// SYNCED: memref.store
+// SYNCED-NEXT: "nvasync.fence_proxy_async"
+// SYNCED-NEXT: "nvasync.named_barrier"() {fuser.derived = "RAW: memref.store
+// SYNCED: "nvasync.tma_store"
+// SYNCED: "nvasync.bulk_wait"() {fuser.derived = "WAR: nvasync.tma_store{{.*}}", pending = 0 : i32, read = true}
+// SYNCED: fuser.pipeline = "empty[operands]: arrive (consumer thread)"
+// SYNCED-NOT: {{sync_threads|named_barrier}}
+// SYNCED: "nvasync.sync_threads"() {fuser.derived = "WAR: nvasync.mbarrier_try_wait_parity

@@ -5,7 +5,9 @@
 // The passes derive: the A producer loading the tile's gate right after the tile's A loads (its
 // full/empty pair initialised by the issuer), the consumers' wait after their K loop, and after
 // each tile's TMA store the issuer's wait.read on it before every consumer thread hands the tile
-// back (`empty`), so the next tile's gate cannot overwrite it early.
+// back (`empty`), so the next tile's gate cannot overwrite it early.  That round trip (empty ->
+// the producer -> full) also orders the next tile's epilogue writes after the store's reads: no
+// barrier opens the epilogue.
 // RUN: fuser-opt %s -p fuser-schedule | FileCheck %s --check-prefix=KERNEL
 // RUN: fuser-opt %s -p fuser-verify-dialects -p fuser-schedule -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s --check-prefix=SYNCED
 // RUN: fuser-opt %s --emit=ptx -o %t.ptx
@@ -49,6 +51,7 @@ func.func @linear_silu_gate(%x: tensor<?x512xbf16>, %w: tensor<768x512xbf16>, %g
 // SYNCED-NOT: "nvasync.tma_load"(%arg2
 // SYNCED: "nvasync.mbarrier_try_wait_parity"({{.*}}fuser.pipeline = "full[b]: wait"
 // SYNCED: "nvasync.mbarrier_try_wait_parity"(%[[FULL]], {{.*}}fuser.pipeline = "full[operands]: wait"
+// SYNCED-NOT: named_barrier
 // SYNCED: vector.load
 // SYNCED: "nvasync.fence_proxy_async"
 // SYNCED-NEXT: "nvasync.named_barrier"() {fuser.derived = "RAW: vector.store -> nvasync.tma_store"
