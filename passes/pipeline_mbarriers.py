@@ -421,7 +421,7 @@ class _Pipeline:
                     nvasync.SmemBufferOp(value.type, offset=end + (s - 1) * stride + _byte_range(op)[0] - lo).buffer
                     for s in range(1, self.options.stages)]
         barriers_at = end + (self.options.stages - 1) * stride
-        total = barriers_at + self.barrier_array_bytes() * len(self.barrier_layout())
+        total = barriers_at + sum(self.barrier_array_bytes())
         if total > SMEM_LIMIT:
             raise PipelineError(self.loop, f"{self.options.stages} stages of {hi - lo} bytes need {total} bytes "
                                            f"of shared memory; a CTA may use {SMEM_LIMIT}")
@@ -445,8 +445,9 @@ class _Pipeline:
                                                                                  *self.trailing_roles]]
         return [(f"{kind}[{owner}]", words) for owner, words in owners for kind in ("full", "empty")]
 
-    def barrier_array_bytes(self) -> int:
-        return _round_up(8 * self.options.stages, 16)      # smem buffers sit at 16-byte offsets
+    def barrier_array_bytes(self) -> list[int]:
+        """Each mbarrier array's bytes, in barrier_layout's order (smem buffers sit at 16-byte offsets)."""
+        return [_round_up(8 * words, 16) for _, words in self.barrier_layout()]
 
     # --- the issuing thread ----------------------------------------------------------------------
     def issuer(self):
@@ -543,11 +544,12 @@ class _Pipeline:
         slices = self.producer_slice()
         g0 = self.thread_counter()
         unit = self.nest[-1] if self.nest else self.loop.operation
+        offsets = [barriers_at + sum(self.barrier_array_bytes()[:k]) for k in range(len(self.barrier_layout()))]
         with ir.InsertionPoint(unit), self.loop.location:
             arrays = [nvasync.SmemBufferOp(ir.MemRefType.get(
-                [self.options.stages], ir.IntegerType.get_signless(64),
+                [words], ir.IntegerType.get_signless(64),
                 memory_space=ir.Attribute.parse("#gpu.address_space<workgroup>")),
-                offset=barriers_at + self.barrier_array_bytes() * k).buffer for k in range(len(self.barrier_layout()))]
+                offset=offset).buffer for (_, words), offset in zip(self.barrier_layout(), offsets)]
         if self.options.mode == "pipelined":
             last = self.pipelined(issuer, copies, slices, arrays[0], g0, unit)
         else:
