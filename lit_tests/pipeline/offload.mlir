@@ -10,7 +10,9 @@
 //  * @offloaded_store: the offload doubles the staged tile in place and its first warp's elected
 //    lane TMA-stores it: its issue predicate is computed once, before the offload's loop, and the
 //    derived `wait_group.read` comes before the issuing thread's `empty` arrival, the consumers'
-//    proxy fence before their `full` arrival.
+//    proxy fence before their `full` arrival.  That round trip (`empty` to the consumers, `full`
+//    back) also orders the next tile's in-place writes after the store's reads: no barrier opens
+//    the offload's iteration.
 // fuser-verify-syncs and fuser-verify-pipelines (every trip count of both loops) pass on both.
 // RUN: fuser-opt %s -p fuser-pipeline-mbarriers | FileCheck %s
 // RUN: fuser-opt %s -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s --check-prefix=SYNCED
@@ -53,6 +55,7 @@
 // SYNCED: "nvasync.elect_one"
 // SYNCED: scf.for
 // SYNCED: "full[offload0]: wait"
+// SYNCED-NOT: {{named_barrier|bulk_wait}}
 // SYNCED: "nvasync.named_barrier"() {fuser.derived = "RAW: memref.store{{.*}} -> nvasync.tma_store{{.*}}", id = 1 : i32, threads = 64 : i32}
 // SYNCED: "nvasync.tma_store"
 // SYNCED-NEXT: "nvasync.bulk_commit"
