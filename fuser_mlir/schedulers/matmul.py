@@ -35,7 +35,8 @@ stores whole boxes; b [K, N] keeps 64-column boxes and so takes widths that are 
 Heuristic (`choose_schedule`): for each block_n in BLOCK_NS, as many stages as fit beside the
 output tiles (up to 6; storing a tile in two halves through half the memory, which fits a fourth
 stage at 128 x 256, ran no faster: Nsight Compute at boost clocks, 4096^3 178.2-179.7 us against
-178.6-180.5, 8192^3 1370-1380 against 1354-1365, where cuBLAS took 174.8-175.4 and 1366-1371);
+178.6-180.5, 8192^3 1370-1380 against 1354-1365, where cuBLAS took 174.8-175.4 and 1366-1371; again
+in another run, 180.4 against 181.7 at 4096^3 and 1749.7 against 1716.9 at 8192 x 10240 x 8192);
 the estimated time is waves of tiles over the SMs (SMS, the H100 SXM's 132) x block_n x the
 per-column cost of that width (TILE_COST, ONE_GROUP_TILE_COST unsplit where one raster group holds
 every tile row; 2 stages cost TWO_STAGE_COST);
@@ -92,7 +93,16 @@ whoever loads it, and fewer CTAs stream slower at the end.  Nor two CTAs per SM 
 so that one CTA's epilogue would overlap the other's main loop (Nsight Compute at boost clocks,
 4096^3 and 8192 x 10240 x 8192, plain and the three fused rows): 64 x 192 in 2 stages and 64 x 128
 in 3 or 4 took 1.4-2.2x as long as the heuristic's 128 x 256 kernel; 64 x 256 does not compile,
-its wgmma needing 154 registers where two CTAs of 256 threads get 128.
+its wgmma needing 154 registers where two CTAs of 256 threads get 128.  Nor stream-K (a probe,
+branch probe-stream-k): whole tiles for every round but the last two, the K tiles of the rest
+dealt out evenly to the CTAs, a share adding its f32 partial into the tile's workspace slot and
+the share completing the tile running the epilogue (atomic, no waits).  Correct (H200: its GPU
+cases, the deadlock guard, racecheck and synccheck clean) but slower on every row measured
+(H200, Nsight Compute at boost clocks, medians of 3, one run): plain 4096^3 204.5 us against 180.0,
+8192^3 1376.9 against 1363.8, 4096 x 8192 x 28672 2933.6 against 2342.9, 1024 x 28672 x 8192 745.8
+against 591.8.  Not measured apart, the likely costs: 128 KB f32 partials (reduce-added, then read
+and cleared by the last share), and L2 reuse lost while CTAs run neighbouring tiles at different K
+offsets (worst at K = 28672).
 """
 from __future__ import annotations
 

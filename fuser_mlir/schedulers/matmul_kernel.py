@@ -99,12 +99,6 @@ output and C go through small subtiles), 2-CTA clusters; at ncu's locked clocks 
 with C and 208.3 without: C costs it nothing.  A fourth stage alone is not it: 128 x 192 tiles in
 3 and 4 stages (one ncu run at boost clocks) took 216.0 / 206.6 us plain at 4096^3 and 225.5 /
 213.9 with the residual (128 x 256 in 3: 182.1 and 192.4), the operand's cost 9.5 and 7.3 us.
-Nor for 128 x 256 tiles: a probe (not committed) kept two of the output tile's four boxes in shared
-memory, stored in two passes (the sync passes derived the issuer's wait.read and a barrier between
-them), so four 48 KB stages fit; H100, Nsight Compute at boost clocks, medians of 3 in one run,
-against this kernel: plain 180.4 us at 4096^3 against 181.7 (three stages, two passes: 181.3),
-1749.7 at 8192 x 10240 x 8192 against 1716.9 (1730.4); bias+gelu 200.0 against 198.9, 1810.0
-against 1804.5.  cuBLAS took 176.4 and 1706.7 in that run.
 The operand's bytes are read once: at 4096^3 the residual-add kernel reads 220 MB from DRAM against
 the plain GEMM's 187 MB (+33.5 MB: the 32 MB operand), at 39 % and 36 % of the DRAM's peak on
 average (ncu, same run: 190.4 against 180.0 us).  Spreading the operand's box loads over the K
