@@ -21,7 +21,9 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
   * TMA store/reduce reads smem -> any later write of it: the issuing thread commits its bulk
     group after the store and waits `cp.async.bulk.wait_group.read N` *before* the barrier that
     releases the writers (the last barrier on the path), N = bulk groups it surely commits in
-    between (multi-buffered stores keep N in flight).  Before kernel exit: `wait_group.read 0`.
+    between (multi-buffered stores keep N in flight) -- unless a wait already on the path covers
+    the group, also one without .read (the writes complete, so the reads too).  Before kernel
+    exit: `wait_group.read 0`.
   * semaphore acquired for a group (`wait_flag`, `arrive_flag` `for_group`) by a subset of it,
     e.g. the issuing thread: a barrier over the group right after the outermost divergent branch
     holding the acquire (CUTLASS's Semaphore::wait), so the others' accesses follow it.
@@ -436,11 +438,12 @@ class _Inserter:
         stores = [a for a in found if a.op.name in ("nvasync.tma_store", "nvasync.tma_reduce")]
         for store in stores:
             self.ensure_commit(store.op)
+        # The waits without .read first: one before a release also covers a later smem reuse.
+        self.complete_before_release(stores)
         for store in stores:
             for later in found:
                 if later.is_write and later.overlaps(store) and op_key(later.op) != op_key(store.op):
                     self.wait_before_release(store, later)
-        self.complete_before_release(stores)
         if stores:
             self.wait_at_exit(stores)
 
@@ -508,9 +511,9 @@ class _Inserter:
         for p in ops[commit_at + 1:release]:
             if p.issuer == issuer and p.op.name == "nvasync.bulk_commit":
                 commits += 1
-            elif p.issuer == issuer and p.op.name == "nvasync.bulk_wait" and ir.BoolAttr(p.op.attributes["read"]).value \
+            elif p.issuer == issuer and p.op.name == "nvasync.bulk_wait" \
                     and ir.IntegerAttr(p.op.attributes["pending"]).value <= commits:
-                return        # an existing wait already covers the store
+                return        # an existing wait already covers the store (one without .read too: stronger)
         pending = commits
         anchor = ops[release].op if release < len(ops) else op_key(writer.op if arrive is None else arrive)
         reason = f"WAR: {describe(store.op)} reads smem -> {describe(writer.op)}"

@@ -23,7 +23,7 @@ generic write -> async read: a `fence.proxy.async` covering the CTA's shared mem
 .shared::cluster -- the cluster's shared memory includes the CTA's -- or the bare form) run by
 every writer, then a barrier;
 generic access -> TMA load overwrite: a barrier; TMA store/reduce -> later write: the issuer's
-commit, `wait_group.read N` covering it, then a barrier; TMA store/reduce -> semaphore release:
+commit, `wait_group.read N` covering it (or a wait without .read: stronger), then a barrier; TMA store/reduce -> semaphore release:
 `wait_group N` *without* .read covering it, on the releasing thread (release_flag, arrive_flag);
 a semaphore acquired for a group (`for_group`) by a subset of it: a barrier over the group right
 after the divergent branch holding the acquire (checked structurally); acquire (wait_flag,
@@ -548,8 +548,9 @@ def _check_mbarrier_protocol(trace):
 
 def _bulk_wait_covering(trace, i, until, stop, read):
     """Index of the first wait, on the TMA store trace[i]'s own thread and surely before `until`
-    (scanning trace[i+1:stop]), that covers the store's committed bulk group -- with `.read` or
-    without as `read` says (None: either).  None when there is none."""
+    (scanning trace[i+1:stop]), that covers the store's committed bulk group -- read False: one
+    without `.read` (the global writes complete); else either (a wait without .read completes the
+    smem reads too).  None when there is none."""
     a = trace[i]
     commits = None          # None: the store's own group is not committed yet
     for k in range(i + 1, stop):
@@ -559,7 +560,7 @@ def _bulk_wait_covering(trace, i, until, stop, read):
         if e.op.name == "nvasync.bulk_commit":
             commits = 0 if commits is None else commits + 1
         elif e.op.name == "nvasync.bulk_wait" and commits is not None \
-                and (read is None or ir.BoolAttr(e.op.attributes["read"]).value == read) \
+                and (read is not False or not ir.BoolAttr(e.op.attributes["read"]).value) \
                 and ir.IntegerAttr(e.op.attributes["pending"]).value <= commits:
             return k
     return None

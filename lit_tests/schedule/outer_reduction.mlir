@@ -29,7 +29,7 @@
 // SYNCED: "nvasync.sync_threads"() {fuser.derived = "acquire -> the group's later accesses: nvasync.wait_flag"}
 // SYNCED: "nvasync.sync_threads"() {fuser.derived = "WAR: memref.load -> vector.store"}
 // SYNCED-NEXT: vector.store
-// SYNCED: "nvasync.bulk_wait"() {fuser.derived = "WAR: nvasync.tma_store reads smem -> memref.store", pending = 0 : i32, read = true}
+// SYNCED-NOT: "nvasync.bulk_wait"
 // SYNCED: "nvasync.sync_threads"() {fuser.derived = "RAW: vector.store -> memref.load"}
 // SYNCED: "nvasync.sync_threads"() {fuser.derived = "RAW: memref.store -> vector.load"}
 // SYNCED: "nvasync.fence_proxy_async"() {fuser.derived = "generic writes -> async proxy: memref.store -> nvasync.tma_store", space = "shared::cta"}
