@@ -127,10 +127,13 @@ def build_trace(func) -> list[Event]:
                     walk_block(body, guards + (("loop", key, k),), {**iterations, key: k})
             elif op.name == "scf.if":
                 cond = op.operands[0]
-                guard = () if is_divergent(cond) else (("if", op, _instance(cond, iterations)),)
+                # A branch taken in one iteration may not be in the next: the guard names the
+                # iterations, unless a linear condition lets _guard_holds compare them.
+                taken = ("iterations", tuple(iterations.items()))     # outermost loop first
+                guard = () if is_divergent(cond) else (("if", op, _instance(cond, iterations) or taken),)
                 walk_block(op.regions[0].blocks[0], guards + guard, iterations)
                 if len(op.regions) > 1 and len(op.regions[1].blocks):
-                    walk_block(op.regions[1].blocks[0], guards + (("else", op, None),), iterations)
+                    walk_block(op.regions[1].blocks[0], guards + (("else", op, taken),), iterations)
             elif op.name == "nvasync.warp_role":
                 walk_block(op.regions[0].blocks[0], guards, iterations)
 
@@ -163,11 +166,11 @@ def _guard_holds(guard, given, steps) -> bool:
     if guard in given:
         return True
     kind, key, inst = guard
-    if kind != "if" or inst is None:
+    if kind != "if" or inst[0] == "iterations":
         return False
     (iv, coeff, const), k, bound = inst
     for other in given:
-        if other[0] != "if" or other[2] is None:
+        if other[0] != "if" or other[2][0] == "iterations":
             continue
         (iv2, coeff2, const2), k2, bound2 = other[2]
         step = steps.get(iv) if iv is not None else 0

@@ -239,3 +239,75 @@ def test_round_trip_orders_the_next_tiles_writes_and_each_link_is_needed(victim)
         found[0].erase()
         problems = [m for _, _, m in _problems(module)]
         assert any("'nvasync.tma_store'" in m and "-> 'memref.store'" in m for m in problems), problems
+
+
+def test_a_branch_taken_in_one_iteration_covers_nothing_in_the_next(private_cache):
+    """fuser-verify-syncs' "surely runs" is per iteration.  In the deterministic split-K kernel a
+    work unit is its tile's last split (then: the epilogue's TMA stores) or not (else: the
+    partial's TMA stores, then a wait without .read before the release).  Unit i's output stores ->
+    unit i + 1's partial writes need the issuer's wait.read at the top of the else branch: the wait
+    before the release ran only if unit i took the else branch.  (The verifier took it for that
+    wait, its branch guard naming no iteration, and accepted the kernel without the wait.read.)"""
+    import torch
+
+    with FusionDefinition() as fd:
+        x, w = fd.define_tensor([-1, -1], DataType.BFloat16), fd.define_tensor([-1, -1], DataType.BFloat16)
+        fd.add_output(fd.ops.linear(x, w))
+    inputs = [torch.empty(s, dtype=torch.bfloat16, device="meta") for s in ((64, 4096), (512, 4096))]
+    kernel_ir = fd.compile(inputs, schedule={"scheduler": "matmul", "split_k": 3,
+                                             "split_k_mode": "deterministic"}).kernel_ir
+    with new_context(), ir.Location.unknown():
+        reasons = [str(op.attributes["fuser.derived"]) for op in _derived(ir.Module.parse(kernel_ir))
+                   if op.name == "nvasync.bulk_wait"]
+        war = [k for k, r in enumerate(reasons) if "WAR: nvasync.tma_store reads smem -> vector.store" in r]
+        assert len(war) == 2, reasons               # the top of each branch
+        for k in war:
+            mutant = ir.Module.parse(kernel_ir)
+            [op for op in _derived(mutant) if op.name == "nvasync.bulk_wait"][k].erase()
+            assert any("no covering wait_group.read" in m for _, _, m in _problems(mutant)), k
+
+
+def _every_sync_needed(kernel_ir: str) -> int:
+    """Delete each derived sync of a compiled kernel in turn: fuser-verify-syncs must object to
+    every deletion (none is wasted, as far as the verifier's rules go)."""
+    with new_context(), ir.Location.unknown():
+        assert _problems(ir.Module.parse(kernel_ir)) == []
+        count = len(_derived(ir.Module.parse(kernel_ir)))
+        for k in range(count):
+            mutant = ir.Module.parse(kernel_ir)
+            victim = _derived(mutant)[k]
+            description = f"{victim.name} ({victim.attributes['fuser.derived']})"
+            victim.erase()
+            assert _problems(mutant), f"deleting {description} went unnoticed"
+    return count
+
+
+@pytest.mark.parametrize("m, n, k, schedule", [
+    (4096, 4096, 4096, None),                                                # 128 x 256, three stages
+    (256, 512, 256, {"cluster_m": 2}),                                       # B multicast to a CTA pair
+    (64, 512, 4096, {"split_k": 3, "split_k_mode": "atomic"}),
+    (64, 512, 4096, {"split_k": 3, "split_k_mode": "deterministic"}),
+], ids=["plain", "cluster", "splitk-atomic", "splitk-deterministic"])
+def test_matmul_kernels_need_every_derived_sync(private_cache, m, n, k, schedule):
+    """The matmul kernels as compiled (gelu(x @ w^T + bias), and silu(y) * gate with the gate by
+    TMA for the plain shape): every barrier, fence and wait the passes derived is one the verifier
+    requires."""
+    import torch
+
+    def meta(*shapes):
+        return [torch.empty(s, dtype=torch.bfloat16, device="meta") for s in shapes]
+
+    with FusionDefinition() as fd:
+        x, w = fd.define_tensor([-1, -1], DataType.BFloat16), fd.define_tensor([-1, -1], DataType.BFloat16)
+        b = fd.define_tensor([-1], DataType.BFloat16)
+        fd.add_output(fd.ops.gelu(fd.ops.linear(x, w, b)))
+    named = {"scheduler": "matmul", **schedule} if schedule else None
+    assert _every_sync_needed(fd.compile(meta((m, k), (n, k), (n,)), schedule=named).kernel_ir) >= 10
+    if schedule is None:
+        with FusionDefinition() as gated:
+            x, w = gated.define_tensor([-1, -1], DataType.BFloat16), gated.define_tensor([-1, -1], DataType.BFloat16)
+            g = gated.define_tensor([-1, -1], DataType.BFloat16)
+            gated.add_output(gated.ops.mul(gated.ops.silu(gated.ops.linear(x, w)), g))
+        compiled = gated.compile(meta((m, k), (n, k), (m, n)))
+        assert "empty[operands]" in compiled.kernel_ir          # the gate arrives by TMA (trailing loop)
+        assert _every_sync_needed(compiled.kernel_ir) >= 10
