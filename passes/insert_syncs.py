@@ -597,8 +597,8 @@ class Handoffs:
     def round_trip(self, path, a_threads, b_threads):
         """The arrive on a loop-carried `path` that starts a one-word round trip ordering a's access
         before b's (the next iteration's), or None: a's threads arrive on word E after it, a warp
-        role's thread relays E to word F (`mbarrier_relays`), and b's threads wait on F before it.  One word
-        each, so the relay's phases go in step with the loop's iterations: it waits for
+        role's thread relays E to word F (`mbarrier_relays`), and b's threads wait on F before it.
+        One word each, so the relay's phases go in step with the loop's iterations: it waits for
         iteration i's arrival before its own arrival for i + 1 (fuser-verify-pipelines checks)."""
         word = {op_key(w.op): (w.start, w.end) for w in self.words if w.end - w.start == 8}
         for n, p in enumerate(path.ops):

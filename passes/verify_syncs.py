@@ -23,8 +23,9 @@ generic write -> async read: a `fence.proxy.async` covering the CTA's shared mem
 .shared::cluster -- the cluster's shared memory includes the CTA's -- or the bare form) run by
 every writer, then a barrier;
 generic access -> TMA load overwrite: a barrier; TMA store/reduce -> later write: the issuer's
-commit, `wait_group.read N` covering it (or a wait without .read: stronger), then a barrier; TMA store/reduce -> semaphore release:
-`wait_group N` *without* .read covering it, on the releasing thread (release_flag, arrive_flag);
+commit, `wait_group.read N` covering it (or a wait without .read: stronger), then a barrier; TMA
+store/reduce -> semaphore release: `wait_group N` *without* .read covering it, on the releasing
+thread (release_flag, arrive_flag);
 a semaphore acquired for a group (`for_group`) by a subset of it: a barrier over the group right
 after the divergent branch holding the acquire (checked structurally); acquire (wait_flag,
 arrive_flag) -> TMA
