@@ -39,11 +39,10 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
     a missing one.  A TMA store handed back so gets its issuer's `wait_group.read` before the
     issuer's arrive.  Disjoint warps of warp-selecting branches that hand on by mbarrier need no
     barrier either.
-  * an access in one loop iteration -> a generic access of the buffer in the next, within one
-    set of warps: no barrier when a one-word mbarrier round trip orders them (`round_trip`): the
-    first access's threads arrive on word E after it (a TMA store's issuer after its
-    `wait_group.read`), a warp role's thread waits on E and then arrives on word F, and the
-    second access's threads wait on F before it.  The matmul epilogue's in-place operand tile:
+  * TMA store/reduce reads smem in one loop iteration -> a generic write of it in the next, within
+    one set of warps: no barrier when a one-word mbarrier round trip orders them (`round_trip`):
+    the issuer arrives on word E after its `wait_group.read`, a warp role's thread waits on E and
+    then arrives on word F, and the writers wait on F before the write.  The matmul epilogue's in-place operand tile:
     the consumers hand it to the producer (`empty`) and get the next tile's back (`full`), which
     already orders the next tile's writes after this tile's TMA store read it.
   * mbarrier init -> any use: `fence.mbarrier_init` after the initialising thread's last init, and
@@ -309,8 +308,9 @@ class _Inserter:
             if not cluster and a.threads.disjoint(b.threads) \
                     and self.handoffs.arrive(a.last, a.threads, b.op, b.threads) is not None:
                 continue        # warps a branch selects, handing the buffer on through an mbarrier
-            if b.proxy == "generic" and self.handoffs.round_trip(path, a.threads, b.threads) is not None:
-                continue        # the next iteration's access, after an mbarrier round trip
+            if a.proxy == "async" and b.proxy == "generic" \
+                    and self.handoffs.round_trip(path, a.threads, b.threads) is not None:
+                continue        # the next iteration's write, after an mbarrier round trip
             if cluster:
                 self.place_cluster_sync(path, b.op, reason)
                 continue

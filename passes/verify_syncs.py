@@ -10,9 +10,7 @@ enclosing loop iteration, a uniform scf.if) is also a guard of A or B, or is imp
 (`r*S + s < n` holds when `r*S + s' < n` does for s <= s').  Sync ops under an elect_one guard
 run on the issuing thread only.
 
-Rules checked (../shared/HOPPER.md): generic<->generic by other threads: a barrier over both, or a
-one-word mbarrier round trip into a later loop iteration (`_round_trip`; also after a TMA store's
-covering wait), or,
+Rules checked (../shared/HOPPER.md): generic<->generic by other threads: a barrier over both, or,
 between disjoint warps (warp roles run concurrently), an mbarrier handoff in the protocol's order
 -- the access of the earlier iteration first (each warp set's i-th use pairs with the other's
 i-th), in one iteration the write: an arrive by the first access's warps after it (a warp sync
@@ -23,8 +21,9 @@ generic write -> async read: a `fence.proxy.async` covering the CTA's shared mem
 .shared::cluster -- the cluster's shared memory includes the CTA's -- or the bare form) run by
 every writer, then a barrier;
 generic access -> TMA load overwrite: a barrier; TMA store/reduce -> later write: the issuer's
-commit, `wait_group.read N` covering it (or a wait without .read: stronger), then a barrier; TMA
-store/reduce -> semaphore release: `wait_group N` *without* .read covering it, on the releasing
+commit, `wait_group.read N` covering it (or a wait without .read: stronger), then a barrier or,
+into a later loop iteration, a one-word mbarrier round trip (`_round_trip`); TMA store/reduce ->
+semaphore release: `wait_group N` *without* .read covering it, on the releasing
 thread (release_flag, arrive_flag);
 a semaphore acquired for a group (`for_group`) by a subset of it: a barrier over the group right
 after the divergent branch holding the acquire (checked structurally); acquire (wait_flag,
@@ -305,7 +304,7 @@ def _check_pair(trace, i, j):
             return f"mbarrier invalidated while other threads may still use it (no {what}): {names}"
         return None
     if A.proxy == "generic" and B.proxy == "generic":
-        if same_thread_mapping(A, B) or single_thread or barrier() or _round_trip(trace, i, j, A, B):
+        if same_thread_mapping(A, B) or single_thread or barrier():
             return None
         return f"generic smem accesses by different threads without a barrier: {names}"
     if A.proxy == "generic" and B.proxy == "async":
@@ -500,11 +499,11 @@ def _check_bulk_release(trace, i, j, names, A, B, single_thread):
 
 
 def _round_trip(trace, i, j, A: Access, B: Access) -> bool:
-    """A generic access trace[j] of a later loop iteration than trace[i], ordered by a one-word
-    mbarrier round trip in between: A's threads arrive on word E, a thread relays E to word F
-    (`mbarrier_relays`: waits on E, then arrives on F), and B's threads wait on F.  With one word
-    each, the relay's phases go in step with the loop's iterations (fuser-verify-pipelines checks
-    them)."""
+    """A generic write trace[j] of a later loop iteration than trace[i] (a TMA store's covering
+    wait), ordered by a one-word mbarrier round trip in between: A's threads arrive on word E, a
+    thread relays E to word F (`mbarrier_relays`: waits on E, then arrives on F), and B's threads
+    wait on F.  With one word each, the relay's phases go in step with the loop's iterations
+    (fuser-verify-pipelines checks them)."""
     if B.proxy != "generic":
         return False
     a, b = trace[i], trace[j]
@@ -553,8 +552,8 @@ def _check_mbarrier_protocol(trace):
 def _bulk_wait_covering(trace, i, until, stop, read):
     """Index of the first wait, on the TMA store trace[i]'s own thread and surely before `until`
     (scanning trace[i+1:stop]), that covers the store's committed bulk group -- read False: one
-    without `.read` (the global writes complete); else either (a wait without .read completes the
-    smem reads too).  None when there is none."""
+    without `.read` (the global writes complete); read True: either (a wait without .read
+    completes the smem reads too).  None when there is none."""
     a = trace[i]
     commits = None          # None: the store's own group is not committed yet
     for k in range(i + 1, stop):
@@ -564,7 +563,7 @@ def _bulk_wait_covering(trace, i, until, stop, read):
         if e.op.name == "nvasync.bulk_commit":
             commits = 0 if commits is None else commits + 1
         elif e.op.name == "nvasync.bulk_wait" and commits is not None \
-                and (read is not False or not ir.BoolAttr(e.op.attributes["read"]).value) \
+                and (read or not ir.BoolAttr(e.op.attributes["read"]).value) \
                 and ir.IntegerAttr(e.op.attributes["pending"]).value <= commits:
             return k
     return None
@@ -688,7 +687,7 @@ def _check_exit(trace):
     for i, a in _stores(trace):
         end = Event(a.op, None, (), {}, True)
         end.steps = a.steps
-        if _bulk_wait_covering(trace, i, end, len(trace), read=None) is None:
+        if _bulk_wait_covering(trace, i, end, len(trace), read=True) is None:
             problems.append((a.op, a.op, "TMA store may still read smem at kernel exit "
                                          f"(no covering commit + wait_group): {_name(a.op)}"))
     return problems
