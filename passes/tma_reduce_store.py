@@ -11,23 +11,24 @@ The pass rewrites a run of split_k_stores, by mode:
     TMA-stores its boxes, later splits reduce-add theirs (`scf.if split == 0`); then
     `release_flag(flag, 1)`.  Every launch adds the same partials in the same order: the sums are
     bitwise reproducible.
-  * atomic: reduce-adds; the release is the split_k_last's arrival after the run.  The splits add
-    in any order (each add is atomic, relaxed at GPU scope; f32 sums are not bitwise reproducible).
-    The workspace tile must be zero at launch: the scheduler's last split clears what it reads.
+  * atomic: reduce-adds.  The splits add in any order (each add is atomic, relaxed at GPU scope;
+    f32 sums are not bitwise reproducible).  The workspace tile must be zero at launch: the
+    scheduler's last split clears what it reads.  Always followed by a split_k_last (below);
   * slots: TMA-stores its boxes (`coords` name a workspace slot of the split's own), then
     `release_flag(flag, 1)`.  The splits run in any order; the last split folds the slots in split
     order, so any fold (max, min, not only add) is bitwise reproducible.
-and a split_k_wait (every mode) into `wait_flag(flag, splits - 1)` then `reset_flag(flag)` on its
-`issuer` thread alone (`scf.if issuer`): one thread polls the flag and, as its only waiter once
-every release is in, sets it back to 0 with a plain store -- no atomic round trip -- and the
-other threads are ordered after its acquire by the barrier after the branch (CUTLASS's
-Semaphore::wait does the same).
+A run followed by a `split_k_last` on its flag (atomic; the matmul's slots) releases by that
+arrival instead of a release_flag.  A split_k_wait (every mode) becomes `wait_flag(flag, splits -
+1)` then `reset_flag(flag)` on its `issuer` thread alone (`scf.if issuer`): one thread polls the
+flag and, as its only waiter once every release is in, sets it back to 0 with a plain store -- no
+atomic round trip -- and the other threads are ordered after its acquire by the barrier after the
+branch (CUTLASS's Semaphore::wait does the same).
 
-Atomic mode has no designated last split and no wait: the last split to arrive runs the epilogue.
-A `split_k_last` (after the split's run of stores) becomes the issuer's arrival (`arrive_flag`,
-acq_rel: a release of the partial added before, an acquire of the others'), its old count handed
-on in the mark's `cell`; last = old == splits - 1, and the last split's issuer resets the flag
-(every other split has arrived, none touches it again).  Exactly one arrival sees splits - 1.  The
+With a split_k_last there is no designated last split and no wait: the last split to arrive runs
+the epilogue.  A `split_k_last` (after the split's run of stores) becomes the issuer's arrival
+(`arrive_flag`, acq_rel: a release of the partial written before, an acquire of the others'), its
+old count handed on in the mark's `cell`; last = old == splits - 1, and the last split's issuer
+resets the flag (every other split has arrived, none touches it again).  Exactly one arrival sees splits - 1.  The
 cell is read after the issuer's write through the barrier fuser-insert-syncs derives for the
 acquire; what every thread reads from one smem word at one point is uniform
 (smem_model.is_divergent), so the branch on `last` keeps the block's threads together.  No split
@@ -87,7 +88,7 @@ def run(module_op, pass_) -> None:
             if view.mode == "atomic" and view.flag not in announced:
                 problems.append((run_[0].location, "an atomic split_k_store needs a split_k_last on its flag after "
                                                    "it (its arrival), else no split would run the tile's epilogue"))
-            _rewrite_stores(run_)
+            _rewrite_stores(run_, released_by_arrival=view.flag in announced)
         for rewrite, name in ((_rewrite_wait, "split_k_wait"), (_rewrite_last, "split_k_last")):
             for op in marks[f"nvasync.{name}"]:
                 problem = _group_problem(func, op, name)
@@ -122,7 +123,7 @@ def _mark(op, what: str):
     return op
 
 
-def _rewrite_stores(run_):
+def _rewrite_stores(run_, released_by_arrival: bool):
     first = run_[0].opview
     mode, flag, split = first.mode, first.flag, first.split
     i32 = ir.IntegerType.get_signless(32)
@@ -139,7 +140,7 @@ def _rewrite_stores(run_):
                 scf.YieldOp([])
         else:
             _copy(run_, store=mode == "slots", mode=mode)
-        if mode != "atomic":
+        if not released_by_arrival:
             _mark(nvasync.ReleaseFlagOp(flag, arith.constant(i32, 1)), mode)
     for op in run_:
         op.erase()

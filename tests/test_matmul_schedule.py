@@ -282,6 +282,10 @@ def test_split_k_override_and_its_checks():
     assert params.stages <= unsplit.stages and params.smem_bytes <= 227 * 1024
     with pytest.raises(FusionError, match="split_k_mode"):
         choose(sig, {"scheduler": "matmul", "split_k": 2, "split_k_mode": "sometimes"})
+    # slots mode: a workspace slot of whole tile rows per split (1 tile row of 64 here)
+    scheduler, slots = choose(sig, {"scheduler": "matmul", "split_k": 5, "split_k_mode": "slots"})
+    columns = -(-512 // slots.block_n) * slots.block_n
+    assert scheduler.launch(slots, sig)["scratch"]["workspace"] == ("f32", (5 * slots.block_m, columns))
     with pytest.raises(FusionError, match=r"split_k in \[1, 32\]"):
         choose(sig, {"scheduler": "matmul", "split_k": 0})
 
@@ -297,6 +301,11 @@ SPLIT_K_PROTOCOLS = {
                 "complete before nvasync.arrive_flag", "acquire -> the group's later accesses: nvasync.arrive_flag",
                 '"acquire -> async-proxy global writes: nvasync.arrive_flag -> nvasync.tma_'),   # store or reduce
                ('"nvasync.wait_flag"', '"nvasync.release_flag"')),
+    # each split TMA-stores its partial into a slot of its own; the last to arrive folds them
+    "slots": (('"nvasync.arrive_flag"', '"nvasync.reset_flag"', '"nvasync.tma_store"',
+               '"global writes of nvasync.tma_store complete before nvasync.arrive_flag"',
+               "acquire -> the group's later accesses: nvasync.arrive_flag"),
+              ('"nvasync.wait_flag"', '"nvasync.release_flag"', '"nvasync.tma_reduce"')),
 }
 
 
@@ -313,7 +322,8 @@ def test_split_k_kernel_assembles_with_its_protocol(private_cache, mode):
     for op in absent:
         assert op not in ir_text, op
     assert "split_k_" not in ir_text
-    assert "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group" in compiled.ptx
+    assert ("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group" in compiled.ptx) == \
+        (mode != "slots")
     assert compiled.artifact.cubin, "ptxas produced no cubin"
     assert [p.get("scratch") for p in compiled.artifact.meta["params"] if "scratch" in p] == \
         ["workspace", "workspace", "flags"]

@@ -163,17 +163,17 @@ def test_cross_role_release_is_verified(victim, expected):
 
 
 def test_split_k_protocols_verify_and_every_sync_is_needed():
-    """fuser-tma-reduce-store's protocols (deterministic, atomic, slots): each derived sync is
-    needed, the barriers that hand an acquire by the issuing thread (the last split's wait; in
-    atomic mode each split's arrival) on to the block among them."""
+    """fuser-tma-reduce-store's protocols (deterministic, atomic, slots, slots released by the
+    arrival): each derived sync is needed, the barriers that hand an acquire by the issuing thread
+    (the last split's wait; each split's arrival) on to the block among them."""
     with new_context(), ir.Location.unknown():
         module = ir.Module.parse(LIT_SPLIT_K.read_text())
         PassPipeline(["fuser-tma-reduce-store"]).run(module)
         text = str(module)
-    assert text.count("for_group = true") == 3
+    assert text.count("for_group = true") == 4
     # per kernel at least: the acquire's barrier, the smem fence and barrier before the TMA op, its
     # commit and the wait before the release
-    assert check_oracle(text) >= 3 * 5
+    assert check_oracle(text) >= 4 * 5
 
 
 LIT_MULTICAST = LIT_SYNCS.parent / "pipeline" / "multicast_cluster.mlir"
@@ -279,7 +279,8 @@ def test_a_branch_taken_in_one_iteration_covers_nothing_in_the_next(private_cach
     (256, 512, 256, {"cluster_m": 2}),                                       # B multicast to a CTA pair
     (64, 512, 4096, {"split_k": 3, "split_k_mode": "atomic"}),
     (64, 512, 4096, {"split_k": 3, "split_k_mode": "deterministic"}),
-], ids=["plain", "cluster", "splitk-atomic", "splitk-deterministic"])
+    (64, 512, 4096, {"split_k": 3, "split_k_mode": "slots"}),
+], ids=["plain", "cluster", "splitk-atomic", "splitk-deterministic", "splitk-slots"])
 def test_matmul_kernels_need_every_derived_sync(private_cache, m, n, k, schedule):
     """The matmul kernels as compiled (gelu(x @ w^T + bias), and silu(y) * gate with the gate by
     TMA for the plain shape): every barrier, fence and wait the passes derived is one the verifier

@@ -108,7 +108,7 @@ def skinny_variants(fd, m, n, k):
     chosen = fd.compile(inputs("plain", m, n, k, "meta")).params
     split = chosen.split_k if chosen.split_k > 1 else 8
     out = {"fuser_mlir": None}
-    for mode in ("deterministic", "atomic"):
+    for mode in ("deterministic", "atomic", "slots"):
         out[f"split_k={split} {mode}"] = {"scheduler": "matmul", "split_k": split, "split_k_mode": mode}
     out["no split-K"] = {"scheduler": "matmul", "split_k": 1}
     out["128-row tiles"] = {"scheduler": "matmul", "block_m": 128}    # the cost model's choice

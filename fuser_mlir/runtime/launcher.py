@@ -20,7 +20,8 @@ tensors are checked here.
 
 Scratch buffers (launch "scratch": a split-K matmul's f32 workspace and per-tile semaphores) belong
 to the launch, one set per CUDA stream it runs on (two streams never share one): allocated zeroed
-at the first call on a stream and reused, since the kernel leaves them as it found them.  The
+at the first call on a stream and reused, since the kernel leaves them as it needs them (zero; a
+slots-mode workspace, stored before it is read, as it likes).  The
 parameters point at the set bound last; `bound` ({1, stream}, {0, _} while rebinding) tells the
 C++ call which stream's set that is, and it launches only on that stream.
 """

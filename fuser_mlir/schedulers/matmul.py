@@ -147,9 +147,12 @@ TWO_STAGE_COST = 1.3
 UNIT_KTILES = 2.0
 SPLIT_KTILES = 2.0
 MAX_SPLIT_K = 32
-# Atomic measured 1.04-1.88x faster than deterministic on the skinny shapes
+# How a tile's splits combine (matmul_kernel.py): atomic (reduce-adds in any order), deterministic
+# (reduce-adds in split order, a chain), slots (each split its own workspace slot, folded in split
+# order).  Atomic measured 1.04-1.88x faster than deterministic on the skinny shapes
 # (tools/results/bench_matmul_skinny_h100.json), whose serialized chain of reduce-adds costs more.
 DEFAULT_SPLIT_K_MODE = "atomic"
+ARRIVAL_MODES = ("atomic", "slots")     # the last split to arrive runs the epilogue (no designated split)
 # Full epilogue operands by TMA: residual add within 1 % of vector loads (either way), silu(y) * gate
 # 1-3 % faster at 4096^3 and 8192 x 10240 x 8192 (Nsight Compute; matmul_kernel.py).
 TMA_OPERANDS = 1
@@ -228,7 +231,7 @@ class MatmulSchedule:
         outputs = sum(self.block_m * self.block_n * DataType(d).itemsize for d in self.out_dtypes)
         if self.split_k == 1:
             return outputs
-        cell = COUNT_CELL_BYTES if self.split_k_mode == "atomic" else 0
+        cell = COUNT_CELL_BYTES if self.split_k_mode in ARRIVAL_MODES else 0
         return max(outputs, self.block_m * self.block_n * 4) + cell
 
     @property
@@ -264,6 +267,7 @@ class MatmulSchedule:
         order += [{"kind": "tensormap", "tensor": f"output{j}", "dtype": d, "box": [self.block_m, self.out_box_cols(d)],
                    "swizzle": self.box_swizzle(d)} for j, d in enumerate(self.out_dtypes)]
         if self.split_k > 1:       # buffers the runtime owns (launch "scratch"): zero at first use, left zero
+            # (slots mode's workspace is left holding the partials: every slot is stored before it is read)
             order += [{"kind": "tensormap", "scratch": "workspace", "dtype": "f32",
                        "box": [self.block_m, self.out_box_cols("f32")], "swizzle": self.box_swizzle("f32")},
                       {"kind": "pointer", "scratch": "workspace", "dtype": "f32", "align": 16},
@@ -513,10 +517,13 @@ class _Matmul:
         scratch = {}
         views = {}
         if params.split_k > 1 and tiles:
-            # The f32 workspace: M rows (a partial's rows beyond M are clipped), whole tiles of columns.
+            # The f32 workspace: M rows (a partial's rows beyond M are clipped), whole tiles of columns;
+            # slots mode: a slot of whole tile rows per split.
             columns = math.ceil(n / params.block_n) * params.block_n
-            scratch = {"workspace": ("f32", (m, columns)), "flags": ("i32", (tiles,))}
-            views["workspace"] = (m, columns)
+            rows = m if params.split_k_mode != "slots" else \
+                params.split_k * math.ceil(m / params.block_m) * params.block_m
+            scratch = {"workspace": ("f32", (rows, columns)), "flags": ("i32", (tiles,))}
+            views["workspace"] = (rows, columns)
         by_tma = params.tma_operand_tiles()
         for j, kind in enumerate(params.operands):
             if j in by_tma:

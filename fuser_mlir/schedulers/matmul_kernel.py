@@ -152,8 +152,12 @@ outputs' (the same memory) and marks each box's addition into the tile's workspa
 Atomic mode has no designated last split: every split adds its partial and marks
 `nvasync.split_k_last` (its arrival), which says whether it is the last to arrive; that one runs
 the epilogue on the workspace (the sum of every partial) and clears what it read, so the workspace
-is zero for the next launch.  No split waits for another.  fuser-tma-reduce-store writes the
-protocols.  Workspace and semaphores are the runtime's scratch buffers (launch "scratch").
+is zero for the next launch.  No split waits for another.  Slots mode arrives the same way, but
+each split stores its partial into a workspace slot of its own (whole tile rows per split:
+`slot_rows`) and the last to arrive adds the slots in split order, whichever split it is: bitwise
+reproducible like deterministic mode, without its chain of waits, for S times the workspace and S
+reads of it.  fuser-tma-reduce-store writes the protocols.  Workspace and semaphores are the
+runtime's scratch buffers (launch "scratch").
 """
 from __future__ import annotations
 
@@ -166,7 +170,8 @@ from ..kernel import body
 from ..kernel.builders import (build_kernel_with, elected_lane_of_warp0, gep, i32, if_then, if_then_else, index,
                                load_global, memory_type, smem_type, store_global, to_i32, to_index)
 from ..frontend.dtypes import DataType
-from .matmul import BLOCK_K, CONSUMER_REGS, COUNT_CELL_BYTES, MATMUL_OPERANDS, PRODUCER_REGS, MatmulSchedule
+from .matmul import (ARRIVAL_MODES, BLOCK_K, CONSUMER_REGS, COUNT_CELL_BYTES, MATMUL_OPERANDS, PRODUCER_REGS,
+                     MatmulSchedule)
 
 WGMMA_K = 16
 
@@ -215,7 +220,7 @@ class _KernelBuilder:
         self.out_boxes = self.boxes(s.out_dtypes, offset)      # per output: its boxes of [block_m, box_cols]
         # A split's f32 partial tile shares the memory of the output tiles (a tile writes one of them).
         self.partial_boxes = self.boxes(["f32"], offset)[0] if s.split_k > 1 else None
-        if s.split_k > 1 and s.split_k_mode == "atomic":     # where the arrival's count is handed on
+        if s.split_k > 1 and s.split_k_mode in ARRIVAL_MODES:     # where the arrival's count is handed on
             self.count_cell = nvasync.SmemBufferOp(smem_type([1], "i32"),
                                                    offset=offset + s.epilogue_bytes - COUNT_CELL_BYTES).buffer
 
@@ -406,6 +411,46 @@ class _KernelBuilder:
         pair = load_global(self.workspace_address(row, col, row_stride), ir.VectorType.get([2], ir.F32Type.get()), 8)
         return [vector.extract(pair, [], [e]) for e in range(2)]
 
+    def fold_slots(self, m0, n0, tid, wg_row, row_stride):
+        """Slots mode: this thread's accumulator fragment of the splits' sum, the slots added in
+        split order (the same order in every launch, whichever split arrives last: bitwise
+        reproducible).  A loop over the slots, each iteration loading a fragment's worth of pairs
+        at once (every slot unrolled spilled; two slots an iteration spilled at odd counts and ran
+        within 1 us of this either way: H100, Nsight Compute, two rounds, the nine split skinny
+        rows).  Rows clamped into M, as the other modes read the
+        workspace: a tile's rows past M read row M - 1 again, not the slot's padding rows (16 x
+        2112 x 7168: 20.3-20.4 us against 22.5 reading them; two H100s whose atomic rows agreed
+        within 0.1 us).  On the nine skinny rows the heuristic splits (Nsight Compute, same run,
+        two rounds), deterministic mode took 1.00-1.46x as long as slots mode and slots mode
+        1.02-1.39x as long as atomic mode (64 x 2112 x 7168: 26.2-26.6, 22.0-22.3 and 19.5-19.6
+        us; 64 x 1024 x 16384: 40.3-40.6, 27.9-28.2 and 20.2-20.3): the last split reads S
+        partials.  With several tiles a CTA (N = 7168 in 8 splits, which the heuristic leaves
+        unsplit) slots was the slowest mode (1.12-1.25x deterministic's time)."""
+        lane = arith.remui(tid, index(32))
+        warp_row = arith.muli(arith.remui(arith.divui(tid, index(32)), index(4)), index(16))
+        row0 = arith.addi(m0, arith.addi(arith.addi(wg_row, warp_row), arith.divui(lane, index(4))))
+        col0 = arith.addi(n0, arith.muli(arith.remui(lane, index(4)), index(2)))
+        rows = [arith.minui(arith.addi(row0, index(8 * h)), arith.subi(self.m, index(1))) for h in range(2)]
+        i64, f32x2 = ir.IntegerType.get_signless(64), ir.VectorType.get([2], ir.F32Type.get())
+        acc_type = ir.VectorType.get([self.s.block_n // 2], ir.F32Type.get())
+
+        def fragment(split):
+            """Slot `split`'s pairs at this thread's fragment: elements 4 j + 2 h + {0, 1} at
+            (row0 + 8 h, col0 + 8 j + {0, 1}), loaded at constant offsets from each row's pointer."""
+            pairs = {}
+            for h, row in enumerate(rows):
+                start = arith.addi(arith.muli(arith.addi(self.slot_rows(split), row), row_stride), col0)
+                pointer = gep(self.scratch["workspace", "pointer"], arith.index_cast(i64, start), "f32")
+                for j in range(self.s.block_n // 8):
+                    pairs[j, h] = load_global(gep(pointer, arith.constant(i64, 8 * j), "f32"), f32x2, 8)
+            return vector.from_elements(acc_type, [vector.extract(pairs[e // 4, e // 2 % 2], [], [e % 2])
+                                                   for e in range(self.s.block_n // 2)])
+
+        loop = scf.ForOp(index(0), index(self.s.split_k), index(1), [_zeros(acc_type)])
+        with ir.InsertionPoint(loop.body):
+            scf.YieldOp([arith.addf(loop.inner_iter_args[0], fragment(loop.induction_variable))])
+        return loop.results[0]
+
     def clear_workspace(self, m0, n0, tid, wg_row, row_stride):
         """Atomic mode: zero every workspace pair this thread read, so the workspace is zero for the
         next launch.  After the epilogue, not pair by pair inside it, where a global store sat
@@ -482,7 +527,7 @@ class _KernelBuilder:
                 end_ktile = arith.divui(arith.muli(arith.addi(split, index(1)), ktiles), index(s.split_k))
                 acc = self.main_loop(m0, n0, wg_row, first_ktile, arith.subi(end_ktile, first_ktile))
                 flag = gep(self.scratch["flags", "pointer"], arith.index_cast(ir.IntegerType.get_signless(64), tile), "i32")
-                if s.split_k_mode == "atomic":      # the last split to arrive runs the epilogue
+                if s.split_k_mode in ARRIVAL_MODES:      # the last split to arrive runs the epilogue
                     self.add_partial(acc, flag, split, issuer, m0, n0, tid, wg_row)
                     last = nvasync.SplitKLastOp(ir.IntegerType.get_signless(1), flag, issuer, self.count_cell,
                                                 splits=s.split_k).last
@@ -505,17 +550,29 @@ class _KernelBuilder:
         with if_then(issuer):      # one run of marks (adjacent, one split value): fuser-tma-reduce-store's unit
             cols, split_i32 = s.out_box_cols("f32"), to_i32(split)
             columns = [arith.addi(n0, i32(b * cols)) for b in range(len(self.partial_boxes))]
+            row = arith.addi(to_i32(self.slot_rows(split)), m0)
             for box, column in zip(self.partial_boxes, columns):
-                nvasync.SplitKStoreOp(self.scratch["workspace", "tensormap"], box, flag, split_i32, [m0, column],
+                nvasync.SplitKStoreOp(self.scratch["workspace", "tensormap"], box, flag, split_i32, [row, column],
                                       mode=s.split_k_mode)
+
+    def slot_rows(self, split):
+        """The workspace's first row for split `split`'s partial: slots mode gives each split a slot
+        of whole tile rows (a tail tile's rows beyond M land in its own slot's padding); the other
+        modes add every split into the same rows."""
+        if self.s.split_k_mode != "slots":
+            return index(0)
+        return arith.muli(split, arith.muli(self.tiles_m, index(self.s.block_m)))
 
     def finish_split_tile(self, acc, issuer, m0, n0, tid, wg_row):
         """The last split: the epilogue on `acc` plus the workspace tile (acc None: the workspace
-        alone), the outputs stored; in atomic mode the workspace cleared for the next launch."""
+        alone; slots mode: its slots folded), the outputs stored; in atomic mode the workspace
+        cleared for the next launch."""
         s = self.s
         m0_, n0_ = to_index(m0), to_index(n0)
         row_stride = arith.muli(self.tiles_n, index(s.block_n))
-        self.epilogue(self.fused_values(acc, row_stride), s.out_dtypes, self.out_boxes, m0_, n0_, tid, wg_row)
+        values = self.fused_values(self.fold_slots(m0_, n0_, tid, wg_row, row_stride)) if s.split_k_mode == "slots" \
+            else self.fused_values(acc, row_stride)
+        self.epilogue(values, s.out_dtypes, self.out_boxes, m0_, n0_, tid, wg_row)
         self.store_outputs(issuer, m0, n0)
         if s.split_k_mode == "atomic":
             self.clear_workspace(m0_, n0_, tid, wg_row, row_stride)

@@ -72,6 +72,18 @@
 // CHECK: "nvasync.bulk_wait"() {{.*}}pending = 0 : i32, read = false}
 // CHECK-NEXT: "nvasync.release_flag"{{.*}}fuser.split_k = "slots"
 
+// slots with a split_k_last (the matmul's): the arrival releases the stored slot, no release_flag;
+// the last to arrive folds the slots (schedulers/matmul_kernel.py).
+// CHECK-LABEL: gpu.func @slots_last
+// CHECK-NOT: "nvasync.tma_reduce"
+// CHECK: "nvasync.tma_store"{{.*}}fuser.split_k = "slots"
+// CHECK-NEXT: "nvasync.bulk_commit"
+// CHECK-NOT: "nvasync.release_flag"
+// CHECK: "nvasync.bulk_wait"() {fuser.derived = "global writes of nvasync.tma_store{{.*}} complete before nvasync.arrive_flag{{.*}}", pending = 0 : i32, read = false}
+// CHECK-NEXT: "nvasync.arrive_flag"{{.*}}fuser.split_k = "last"
+// CHECK-NOT: "nvasync.release_flag"
+// CHECK: gpu.return
+
 // PTX-LABEL: .entry deterministic
 // PTX: ld.acquire.gpu.global.b32
 // PTX-NOT: atom
@@ -96,6 +108,13 @@
 // PTX: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // PTX: cp.async.bulk.wait_group{{[[:space:]]+}}0;
 // PTX: red.release.gpu.global.add.s32
+// PTX-LABEL: .entry slots_last
+// PTX-NOT: red.release
+// PTX-NOT: cp.reduce.async.bulk
+// PTX: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// PTX: cp.async.bulk.wait_group{{[[:space:]]+}}0;
+// PTX: atom.acq_rel.gpu.global.add.u32
+// PTX-NOT: red.release
 
 // RAW: error: unsynchronized hazard: semaphore released before the TMA store's global writes completed
 // RAW: error: unsynchronized hazard: async-proxy global writes after an acquire without fence.proxy.async.global
@@ -191,6 +210,40 @@ gpu.module @kernels {
       vector.store %v, %flat[%e] : memref<2048xf32, #gpu.address_space<workgroup>>, vector<16xf32>
       scf.if %issuer {
         "nvasync.split_k_store"(%desc, %box, %flag, %split, %m, %n) {mode = "slots"} : (!llvm.ptr, memref<64x32xf32, #gpu.address_space<workgroup>>, !llvm.ptr, i32, i32, i32) -> ()
+      }
+    }
+    gpu.return
+  }
+  gpu.func @slots_last(%desc: !llvm.ptr, %out: !llvm.ptr, %flags: !llvm.ptr, %m: i32, %n: i32) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %box = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x32xf32, #gpu.address_space<workgroup>>
+    %flat = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<2048xf32, #gpu.address_space<workgroup>>
+    %cell = "nvasync.smem_buffer"() {offset = 8192 : i64} : () -> memref<1xi32, #gpu.address_space<workgroup>>
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %w0 = arith.cmpi ult, %tid, %c32 : index
+    %el = "nvasync.elect_one"() : () -> i1
+    %issuer = arith.andi %w0, %el : i1
+    %split_index = arith.remui %bid, %c4 : index
+    %split = arith.index_cast %split_index : index to i32
+    %tile = arith.divui %bid, %c4 : index
+    %tile64 = arith.index_cast %tile : index to i64
+    %flag = llvm.getelementptr %flags[%tile64] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+    %e = arith.muli %tid, %c16 : index
+    %v = arith.constant dense<1.0> : vector<16xf32>
+    vector.store %v, %flat[%e] : memref<2048xf32, #gpu.address_space<workgroup>>, vector<16xf32>
+    scf.if %issuer {
+      %slot_rows = arith.muli %split, %m : i32
+      "nvasync.split_k_store"(%desc, %box, %flag, %split, %slot_rows, %n) {mode = "slots"} : (!llvm.ptr, memref<64x32xf32, #gpu.address_space<workgroup>>, !llvm.ptr, i32, i32, i32) -> ()
+    }
+    %last = "nvasync.split_k_last"(%flag, %issuer, %cell) {splits = 4 : i32} : (!llvm.ptr, i1, memref<1xi32, #gpu.address_space<workgroup>>) -> i1
+    scf.if %last {
+      %r = arith.constant dense<2.0> : vector<16xf32>
+      vector.store %r, %flat[%e] : memref<2048xf32, #gpu.address_space<workgroup>>, vector<16xf32>
+      scf.if %issuer {
+        "nvasync.tma_store"(%out, %box, %m, %n) : (!llvm.ptr, memref<64x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
       }
     }
     gpu.return

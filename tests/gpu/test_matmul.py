@@ -3,9 +3,9 @@ NaN-poisoned outputs, ragged M, N and K (M = 1, K below one tile, tails in every
 folded into M, more tiles than SMs), both B layouts (w [N, K] of linear, b [K, N] of matmul, and
 transposed views of each, which read as the other layout), bf16 and f16, and every epilogue kind:
 bias [N], per-row scale [M, 1], full residual and gate [M, N] (also past 2^31 elements), a scalar
-input, activations, a cast to f32, and several outputs; split-K in both modes (split counts 2, 3,
-8, more splits than K tiles; reused workspace over repeated launches; deterministic mode bitwise
-equal over 20 launches).
+input, activations, a cast to f32, and several outputs; split-K in every mode (split counts 2, 3,
+8, more splits than K tiles; reused workspace over repeated launches; deterministic and slots
+modes bitwise equal over 20 launches).
 
 Each case is (name, fusion builder, input maker, schedule); build_artifacts.py compiles exactly
 these signatures on meta tensors.  Run offline with artifacts built here (README, "GPU tests").
@@ -130,11 +130,11 @@ for name, kind, (m, n, k), schedule in [
                   {"scheduler": "matmul", "block_n": 160, **schedule}))
 
 # Split-K (fuser-tma-reduce-store's protocols): split counts 2, 3 (not dividing the 16 K tiles), 8,
-# 6 over 4 K tiles (splits with no K tiles), in both modes, with epilogues; M = 64 is the skinny
+# 6 over 4 K tiles (splits with no K tiles), in every mode, with epilogues; M = 64 is the skinny
 # case split-K is for; "heuristic" lets the heuristic split a skinny shape.
 SPLIT_K = [("plain", 2, (333, 264, 1000)), ("bias-gelu", 3, (200, 136, 1000)),
            ("two-outputs", 8, (64, 2112, 7168)), ("silu-gate", 6, (130, 256, 200))]
-for mode in ("deterministic", "atomic"):
+for mode in ("deterministic", "atomic", "slots"):
     for kind, splits, (m, n, k) in SPLIT_K:
         extra, epilogue = EPILOGUES[kind]
         CASES.append((f"splitk-{mode}-s{splits}-{kind}", lambda e=epilogue, x=extra: linear(BF16, e, x),
@@ -156,7 +156,7 @@ for name, kind, dtype, layout, (m, n, k), schedule in [
     CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
                   lambda dev, kd=kind, d=dtype, s=(m, n, k), bl=layout: linear_inputs(kd, d, *s, dev, bl), schedule))
 # 64-row tiles (one consumer warpgroup; the skinny kernel): ragged tile rows and columns, M = 1,
-# more tiles than SMs, 64-byte output boxes (160), f16, b [K, N], split-K in both modes (also with
+# more tiles than SMs, 64-byte output boxes (160), f16, b [K, N], split-K in every mode (also with
 # more splits than K tiles).
 for name, kind, dtype, layout, (m, n, k), schedule in [
         ("bm64-bias-gelu-ragged", "bias-gelu", BF16, "nk", SHAPES["ragged"], {"split_k": 1}),
@@ -171,7 +171,11 @@ for name, kind, dtype, layout, (m, n, k), schedule in [
         # 6 splits over 4 K tiles: splits with no K tiles still take part in the protocol
         ("bm64-splitk-deterministic-s6-empty-splits", "bias-gelu", BF16, "nk", (64, 256, 200),
          {"split_k": 6, "split_k_mode": "deterministic"}),
-        ("bm64-splitk-atomic-s6-empty-splits", "silu-gate", BF16, "nk", (50, 304, 200), {"split_k": 6})]:
+        ("bm64-splitk-atomic-s6-empty-splits", "silu-gate", BF16, "nk", (50, 304, 200), {"split_k": 6}),
+        ("bm64-splitk-slots-s7-plain", "plain", BF16, "nk", (64, 2112, 7168),
+         {"block_n": 128, "split_k": 7, "split_k_mode": "slots"}),
+        ("bm64-kn-splitk-slots-s6-empty-splits", "bias-gelu", BF16, "kn", (37, 320, 200),
+         {"split_k": 6, "split_k_mode": "slots"})]:
     extra, epilogue = EPILOGUES[kind]
     op = "linear" if layout == "nk" else "matmul"
     CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
@@ -266,8 +270,9 @@ def test_split_k_heuristic_splits_skinny_shapes():
     assert compiled.params.split_k > 1, compiled.params
 
 
-@pytest.mark.parametrize("name", ["splitk-deterministic-s8-two-outputs", "splitk-deterministic-s3-bias-gelu"])
-def test_split_k_deterministic_is_bitwise_reproducible(name):
+@pytest.mark.parametrize("name", ["splitk-deterministic-s8-two-outputs", "splitk-deterministic-s3-bias-gelu",
+                                  "splitk-slots-s8-two-outputs", "bm64-splitk-slots-s7-plain"])
+def test_split_k_ordered_modes_are_bitwise_reproducible(name):
     fd, runs, refs = run_case(name, launches=20)
     check(name, fd, runs[0], refs)
     for k, out in enumerate(runs[1:], 1):
