@@ -7,7 +7,7 @@ until a function is called.
 from __future__ import annotations
 
 from . import fusion, nvasync
-from .opdef import irdl_text
+from .opdef import attr_kind_errors, irdl_text
 
 DIALECT_MODULES = (fusion, nvasync)
 _python_classes_registered = False
@@ -53,5 +53,6 @@ def verify_op(op) -> list[str]:
     dialect = op.name.partition(".")[0]
     for module in DIALECT_MODULES:
         if module.DIALECT == dialect:
-            return module.verify_op(op)
+            # the value checks read the attributes: only once they are of their declared kinds
+            return attr_kind_errors(op) or module.verify_op(op)
     return []

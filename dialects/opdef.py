@@ -144,6 +144,25 @@ def attr_value(attr):
     return attr
 
 
+def attr_kind_errors(op) -> list[str]:
+    """Errors for declared attributes of `op` whose kind IRDL cannot pin down: an `i64s` must be an
+    array of i64 (IRDL checks only `#builtin.dense_array`, whatever its element type)."""
+    from mlir import ir
+
+    opdef = getattr(op.opview, "OPDEF", None)
+    errors = []
+    for a in opdef.attrs if opdef else ():
+        if a.kind != "i64s" or a.name not in op.attributes:
+            continue
+        try:
+            ok = isinstance(op.attributes[a.name], ir.DenseI64ArrayAttr)
+        except TypeError:       # an element type the bindings cannot even name (i128, bf16)
+            ok = False
+        if not ok:
+            errors.append(f"attribute '{a.name}' must be an array of i64 (array<i64: ...>)")
+    return errors
+
+
 def make_opviews(dialect_name: str, ops: list[OpDef], namespace: dict) -> None:
     """Register one OpView class per op (e.g. `TmaLoadOp`) into `namespace` (a module's globals).
 

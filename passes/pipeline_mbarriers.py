@@ -112,7 +112,8 @@ Contract
        checks they come from cluster-uniform values) and descriptors whose box is 1/C of the
        role's smem tiles (dim 0).
   out: the loops rewritten with tma_load / mbarrier ops; every op this pass creates for the
-       protocol carries `fuser.pipeline = "<its role>"`; no barrier, fence or bulk wait.
+       protocol carries `fuser.pipeline = "<its role>"`; no barrier, fence or bulk wait; no
+       pipeline_load left (one outside a pipelined loop is an error).
 """
 from __future__ import annotations
 
@@ -158,8 +159,19 @@ def run(module_op, pass_) -> None:
             loop.location.emit_error("fuser-pipeline-mbarriers: a 'trailing' pipelined loop's loads are issued by "
                                      "the producer of a warp-specialized loop directly in its body; it has none")
             failed = True
+        if not failed:      # every pipelined loop rewritten: a load left over is in none
+            for load in _ops_named(func, "nvasync.pipeline_load"):
+                load.location.emit_error("fuser-pipeline-mbarriers: an nvasync.pipeline_load outside any loop marked "
+                                         f"{PIPELINE_ATTR}: no pipeline derives its barriers")
+                failed = True
     if failed:
         pass_.signal_pass_failure()
+
+
+def _ops_named(root, name: str) -> list:
+    found = []
+    root.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE if op.name == name else ir.WalkResult.ADVANCE)
+    return found
 
 
 def _first_pipelined_loop(root):

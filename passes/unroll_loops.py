@@ -23,7 +23,8 @@ Contract
   in:  marked loops with constant bounds and step, no results, nothing but `scf.yield` ending
        the body; unmarked loops are left alone.
   out: no marked loop remains, its iterations in order (their shared-memory loads first, where
-       the rule allows).  A marked loop with non-constant bounds or results is an error.
+       the rule allows; none for a loop of no iterations).  A marked loop with non-constant
+       bounds, a step below 1, more than MAX_UNROLLED iterations or results is an error.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from mlir.dialects import arith
 from .smem_model import GENERIC_ACCESS, block_dims, byte_range, enclosing_func, is_smem, per_thread
 
 UNROLL_ATTR = "fuser.unroll"
+MAX_UNROLLED = 4096     # iterations: the schedulers' loops have at most a few dozen
 # What a body may hold besides shared-memory loads and stores for its loads to go first: arithmetic
 # with no memory effects, and global loads (no shared-memory store aliases them).
 PURE = ("arith.", "math.", "index.", "vector.extract", "vector.insert", "vector.from_elements", "vector.broadcast",
@@ -46,9 +48,12 @@ def run(module_op, pass_) -> None:
                    if op.name == "scf.for" and UNROLL_ATTR in op.attributes else ir.WalkResult.ADVANCE)
     for loop in loops:                     # the walk is post-order: inner loops first
         bounds = [_constant(v) for v in loop.operands[:3]]
-        if None in bounds or loop.results:
-            loop.location.emit_error("fuser-unroll-loops: a loop marked fuser.unroll needs constant bounds and "
-                                     "no results")
+        problem = "needs constant bounds and no results" if None in bounds or loop.results else \
+            f"needs a step of at least 1, got {bounds[2]}" if bounds[2] < 1 else \
+            f"has {len(range(*bounds))} iterations; at most {MAX_UNROLLED} are unrolled" \
+            if len(range(*bounds)) > MAX_UNROLLED else None
+        if problem:
+            loop.location.emit_error(f"fuser-unroll-loops: a loop marked fuser.unroll {problem}")
             pass_.signal_pass_failure()
             return
         _unroll(loop, *bounds)
@@ -68,7 +73,7 @@ def _unroll(loop, lower: int, upper: int, step: int) -> None:
     with ir.InsertionPoint(loop), loop.location:
         mappings = [{iv: arith.constant(iv.type, i)} for i in range(lower, upper, step)]
         iterations = [[clone_with(op, mapping).operation for op in ops] for mapping in mappings]
-    first = _loads_first(ops, iterations)
+    first = _loads_first(ops, iterations) if iterations else []
     if first:
         anchor = next(clone for k, clone in enumerate(iterations[0]) if k not in first)
         for clones in iterations:

@@ -40,7 +40,8 @@ the condition itself a parameter, explored both ways -- also when it depends on 
 shared memory at constant indices (one thread handing its group a count: every thread reads the
 same write).  The copies of a value that warp roles compute in their own loop nests
 (fuser-pipeline-mbarriers clones what trip counts need) are one parameter.  Anything else the
-protocol depends on is reported as undecidable.  It shares no code with fuser-pipeline-mbarriers.
+protocol depends on is reported as undecidable, and so is a loop around it whose step is below 1
+or whose trip count (a constant) passes MAX_TRIPS.  It shares no code with fuser-pipeline-mbarriers.
 
 Contract: any kernel IR in (after fuser-pipeline-mbarriers; syncs optional); unchanged out.  Each
 violation is an error at the op concerned, naming the trip count and the thread class; the pass
@@ -63,6 +64,7 @@ MBARRIER_PROTOCOL = 8   # PROTOCOL_OPS[:8] touch mbarriers
 CLUSTER = -2            # the barrier "id" of a cluster_sync event
 WARP_SYNC = -1          # the barrier "id" of a warp_sync event
 MAX_EXPLORED_PARAMETERS = 3
+MAX_TRIPS = 1 << 16     # iterations of one loop run by the interpreter (a constant trip count beyond: undecidable)
 NESTED_TRIPS = 3        # with two trip parameters, all but one stay within 0..3 (the traces grow as their product)
 
 
@@ -447,6 +449,9 @@ class _Interpreter:
         elif kind == "for":
             lower, upper, step, inits, iv, iter_args, body, yielded, results = needs
             lower, upper, step = self.decide(lower), self.decide(upper), self.decide(step)
+            if step < 1 or len(range(lower, upper, step)) > MAX_TRIPS:
+                raise ProtocolError(op, f"a loop of step {step} from {lower} to {upper} around mbarrier protocol: "
+                                        f"this check runs loops of a positive step and at most {MAX_TRIPS} iterations")
             carried = [self.known(v) for v in inits]
             for i in range(lower, upper, step) if not self.collecting else [lower]:
                 self.ivs[iv] = i

@@ -334,3 +334,19 @@ func.func @matmul_ok(%a: tensor<3x?x8xbf16>, %b: tensor<?x2xbf16>) -> tensor<3x4
   %r = "fusion.matmul"(%a, %b) {transpose_b = false} : (tensor<3x?x8xbf16>, tensor<?x2xbf16>) -> tensor<3x4x2xbf16>
   return %r : tensor<3x4x2xbf16>
 }
+
+// -----
+// IRDL checks only that an i64s attribute is a dense array; its element type is checked here,
+// before the value checks read it (they would otherwise fail inside the bindings).
+func.func @broadcast_dims_i32(%x: tensor<4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{'fusion.broadcast' op attribute 'dims' must be an array of i64 (array<i64: ...>)}}
+  %r = "fusion.broadcast"(%x) {dims = array<i32: 1>} : (tensor<4xf32>) -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// -----
+func.func @reduce_axes_i128(%x: tensor<4x8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'fusion.reduce' op attribute 'axes' must be an array of i64 (array<i64: ...>)}}
+  %r = "fusion.reduce"(%x) {kind = "sum", axes = array<i128: 0>, keepdim = false} : (tensor<4x8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}

@@ -483,3 +483,17 @@ gpu.module @kernels {
 }
 }
 
+// -----
+
+// a pipeline_load outside any pipelined loop: nothing derives its barriers
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0_i32 = arith.constant 0 : i32
+    %buf = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+    // expected-error @below {{an nvasync.pipeline_load outside any loop marked nvasync.pipeline: no pipeline derives its barriers}}
+    "nvasync.pipeline_load"(%d, %buf, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+    gpu.return
+  }
+}
+}

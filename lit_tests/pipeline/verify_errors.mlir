@@ -306,3 +306,40 @@ gpu.module @kernels {
   }
 }
 }
+
+// -----
+
+// A loop around protocol ops that the check cannot run: a zero step, a huge constant trip count.
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%n: index) kernel attributes {gpu.known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %bar = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<1xi64, #gpu.address_space<workgroup>>
+    // expected-error @below {{a loop of step 0 from 0 to}}
+    scf.for %i = %c0 to %n step %c0 {
+      "nvasync.sync_threads"() : () -> ()
+    }
+    "nvasync.mbarrier_inval"(%bar, %c0) : (memref<1xi64, #gpu.address_space<workgroup>>, index) -> ()
+    gpu.return
+  }
+}
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k() kernel attributes {gpu.known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %big = arith.constant 1000000000 : index
+    %bar = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<1xi64, #gpu.address_space<workgroup>>
+    // expected-error @below {{a loop of step 1 from 0 to 1000000000 around mbarrier protocol: this check runs loops of a positive step and at most 65536 iterations}}
+    scf.for %i = %c0 to %big step %c1 {
+      "nvasync.sync_threads"() : () -> ()
+    }
+    "nvasync.mbarrier_inval"(%bar, %c0) : (memref<1xi64, #gpu.address_space<workgroup>>, index) -> ()
+    gpu.return
+  }
+}
+}
