@@ -369,20 +369,12 @@ class _KernelBuilder:
                 build(first, row, arith.addi(index(8 * first_group), group_col), 8 * first_group, group_col, quad)
                 scf.YieldOp([])
 
-    def fused_values(self, acc, workspace_row_stride=None):
-        """`values` of the fusion's outputs: the body on each accumulator element and the operands;
-        for a split tile's last split, on the accumulator plus the workspace (the other splits'
-        sum), or (acc None) the workspace alone (every split's sum)."""
+    def fused_values(self, acc):
+        """`values` of the fusion's outputs: the body on each accumulator element and the operands."""
         def values(first, row, col, slot):
             operands = {t: self.operand_pair(t, row, col, slot) for t, kind in self.kinds.items()
                         if kind not in MATMUL_OPERANDS}
-            if workspace_row_stride is None:
-                sums = _elements(acc, first)
-            else:
-                sums = self.workspace_pair(row, col, workspace_row_stride)
-                if acc is not None:
-                    sums = [arith.addf(a, w) for a, w in zip(_elements(acc, first), sums)]
-            results = self.evaluate_elements(operands, sums)
+            results = self.evaluate_elements(operands, _elements(acc, first))
             return [[results[0][o], results[1][o]] for o in range(len(self.s.out_dtypes))]
 
         return values
@@ -399,33 +391,27 @@ class _KernelBuilder:
         return lambda first, row, col, slot: [_elements(acc, first)]
 
     def workspace_address(self, row, col, row_stride):
-        """The workspace's f32 address of (row, col), the row clamped into M (the workspace has M
-        rows; the tile's rows beyond are dropped by the output store)."""
-        last_row = arith.subi(self.m, index(1))
-        offset = arith.index_cast(ir.IntegerType.get_signless(64),
-                                  arith.addi(arith.muli(arith.minui(row, last_row), row_stride), col))
+        """The workspace's f32 address of (row, col)."""
+        offset = arith.index_cast(ir.IntegerType.get_signless(64), arith.addi(arith.muli(row, row_stride), col))
         return gep(self.scratch["workspace", "pointer"], offset, "f32")
 
-    def workspace_pair(self, row, col, row_stride):
-        """The workspace's f32 pair at (row, col), (row, col + 1)."""
-        pair = load_global(self.workspace_address(row, col, row_stride), ir.VectorType.get([2], ir.F32Type.get()), 8)
-        return [vector.extract(pair, [], [e]) for e in range(2)]
+    def workspace_fragment(self, m0, n0, tid, wg_row, row_stride):
+        """This thread's accumulator fragment of the workspace tile: the splits' partials added
+        there (atomic), those of every split but the last (deterministic), or (slots) the slots
+        added in split order -- the same order in every launch, whichever split arrives last:
+        bitwise reproducible.  A slot's loads are all issued before any use (a fragment's worth
+        in flight); rows are clamped into M (a tile's rows past M read row M - 1 again).
 
-    def fold_slots(self, m0, n0, tid, wg_row, row_stride):
-        """Slots mode: this thread's accumulator fragment of the splits' sum, the slots added in
-        split order (the same order in every launch, whichever split arrives last: bitwise
-        reproducible).  A loop over the slots, each iteration loading a fragment's worth of pairs
-        at once (every slot unrolled spilled; two slots an iteration spilled at odd counts and ran
-        within 1 us of this either way: H100, Nsight Compute, two rounds, the nine split skinny
-        rows).  Rows clamped into M, as the other modes read the
-        workspace: a tile's rows past M read row M - 1 again, not the slot's padding rows (16 x
-        2112 x 7168: 20.3-20.4 us against 22.5 reading them; two H100s whose atomic rows agreed
-        within 0.1 us).  On the nine skinny rows the heuristic splits (Nsight Compute, same run,
-        two rounds), deterministic mode took 1.00-1.46x as long as slots mode and slots mode
-        1.02-1.39x as long as atomic mode (64 x 2112 x 7168: 26.2-26.6, 22.0-22.3 and 19.5-19.6
-        us; 64 x 1024 x 16384: 40.3-40.6, 27.9-28.2 and 20.2-20.3): the last split reads S
-        partials.  With several tiles a CTA (N = 7168 in 8 splits, which the heuristic leaves
-        unsplit) slots was the slowest mode (1.12-1.25x deterministic's time)."""
+        Decisions (H100, Nsight Compute, two rounds, the nine skinny rows the heuristic splits):
+        slots in a loop over the slots -- every slot unrolled spilled; two slots an iteration
+        spilled at odd counts and ran within 1 us of this either way; reading a slot's padding
+        rows instead of row M - 1 again took 16 x 2112 x 7168 22.5 us against 20.3-20.4 (two
+        H100s whose atomic rows agreed within 0.1 us).  There deterministic mode took 1.00-1.46x
+        as long as slots mode and slots mode 1.02-1.39x as long as atomic mode (64 x 2112 x 7168:
+        26.2-26.6, 22.0-22.3 and 19.5-19.6 us; 64 x 1024 x 16384: 40.3-40.6, 27.9-28.2 and
+        20.2-20.3): the last split reads S partials.  With several tiles a CTA (N = 7168 in 8
+        splits, which the heuristic leaves unsplit) slots was the slowest mode (1.12-1.25x
+        deterministic's time)."""
         lane = arith.remui(tid, index(32))
         warp_row = arith.muli(arith.remui(arith.divui(tid, index(32)), index(4)), index(16))
         row0 = arith.addi(m0, arith.addi(arith.addi(wg_row, warp_row), arith.divui(lane, index(4))))
@@ -439,13 +425,14 @@ class _KernelBuilder:
             (row0 + 8 h, col0 + 8 j + {0, 1}), loaded at constant offsets from each row's pointer."""
             pairs = {}
             for h, row in enumerate(rows):
-                start = arith.addi(arith.muli(arith.addi(self.slot_rows(split), row), row_stride), col0)
-                pointer = gep(self.scratch["workspace", "pointer"], arith.index_cast(i64, start), "f32")
+                pointer = self.workspace_address(arith.addi(self.slot_rows(split), row), col0, row_stride)
                 for j in range(self.s.block_n // 8):
                     pairs[j, h] = load_global(gep(pointer, arith.constant(i64, 8 * j), "f32"), f32x2, 8)
             return vector.from_elements(acc_type, [vector.extract(pairs[e // 4, e // 2 % 2], [], [e % 2])
                                                    for e in range(self.s.block_n // 2)])
 
+        if self.s.split_k_mode != "slots":
+            return fragment(index(0))
         loop = scf.ForOp(index(0), index(self.s.split_k), index(1), [_zeros(acc_type)])
         with ir.InsertionPoint(loop.body):
             scf.YieldOp([arith.addf(loop.inner_iter_args[0], fragment(loop.induction_variable))])
@@ -453,11 +440,13 @@ class _KernelBuilder:
 
     def clear_workspace(self, m0, n0, tid, wg_row, row_stride):
         """Atomic mode: zero every workspace pair this thread read, so the workspace is zero for the
-        next launch.  After the epilogue, not pair by pair inside it, where a global store sat
-        between every two of its workspace loads (addresses the compiler cannot tell apart), so no
-        load could be issued before the previous pair's store.  Measured on the H100 skinny shapes
-        (both in one run): within 1-3 %, the noise; the split-K protocol as a whole costs ~4 us
-        there (64 x 2112 x 7168 in 12 splits: 25.4 us, 21.0 without partials, reduce or wait)."""
+        next launch.  After all of its loads (workspace_fragment), not pair by pair between them,
+        where a global store sat between every two loads (addresses the compiler cannot tell
+        apart), so no load could be issued before the previous pair's store; before the epilogue
+        (measured the same as after it: H100, Nsight Compute, two alternating rounds, every
+        skinny row within 0.3 us but 128 x 1024 x 16384's spread).  The split-K protocol as a
+        whole costs ~4 us on the H100 skinny shapes (64 x 2112 x 7168 in 12 splits: 25.4 us, 21.0
+        without partials, reduce or wait)."""
         zero = _zeros(ir.VectorType.get([2], ir.F32Type.get()))
 
         def clear(first, row, col, first_col, group_col, quad):
@@ -564,18 +553,19 @@ class _KernelBuilder:
         return arith.muli(split, arith.muli(self.tiles_m, index(self.s.block_m)))
 
     def finish_split_tile(self, acc, issuer, m0, n0, tid, wg_row):
-        """The last split: the epilogue on `acc` plus the workspace tile (acc None: the workspace
-        alone; slots mode: its slots folded), the outputs stored; in atomic mode the workspace
-        cleared for the next launch."""
+        """The last split: the epilogue on `acc` plus the workspace tile's fragment (acc None: the
+        fragment alone), the outputs stored; in atomic mode the workspace cleared for the next
+        launch."""
         s = self.s
         m0_, n0_ = to_index(m0), to_index(n0)
         row_stride = arith.muli(self.tiles_n, index(s.block_n))
-        values = self.fused_values(self.fold_slots(m0_, n0_, tid, wg_row, row_stride)) if s.split_k_mode == "slots" \
-            else self.fused_values(acc, row_stride)
-        self.epilogue(values, s.out_dtypes, self.out_boxes, m0_, n0_, tid, wg_row)
-        self.store_outputs(issuer, m0, n0)
+        total = self.workspace_fragment(m0_, n0_, tid, wg_row, row_stride)
+        if acc is not None:
+            total = arith.addf(acc, total)
         if s.split_k_mode == "atomic":
             self.clear_workspace(m0_, n0_, tid, wg_row, row_stride)
+        self.epilogue(self.fused_values(total), s.out_dtypes, self.out_boxes, m0_, n0_, tid, wg_row)
+        self.store_outputs(issuer, m0, n0)
 
     def store_outputs(self, issuer, m0, n0):
         """The elected thread TMA-stores every output box of the tile."""
