@@ -151,6 +151,8 @@ def choose(sig: FusionSig, schedule: dict | None):
     if schedule is None:
         scheduler = pick(sig)
         return scheduler, scheduler.heuristic(sig)
+    if not isinstance(schedule, dict):
+        raise FusionError(f"schedule must be a dict such as {{'scheduler': 'pointwise_strided'}}, got {schedule!r}")
     fields = dict(schedule)
     name = fields.pop("scheduler", None)
     if not isinstance(name, str):

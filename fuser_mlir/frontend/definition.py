@@ -272,6 +272,9 @@ class Fusion:
 
     def _broadcast(self, x, shape):
         self._check(x)
+        if any(not isinstance(d, int) or isinstance(d, bool) or d < -1 for d in shape):
+            raise FusionError(f"cannot broadcast {x!r} to {list(shape)}: the shape takes sizes (ints >= 0, "
+                              "or -1 for a dynamic size)")
         try:
             if _broadcast_shapes(x, Tensor(-1, shape, x.dtype, "target")) != shape:
                 raise FusionError("")
@@ -288,7 +291,8 @@ class Fusion:
         rank = len(x.shape)
         if rank == 0:
             raise FusionError(f"{kind} of {x!r}: reduce a tensor of rank 1 or more")
-        given = range(rank) if dims is None else [dims] if isinstance(dims, int) else list(dims)
+        given = range(rank) if dims is None else [dims] if isinstance(dims, int) else \
+            list(dims) if isinstance(dims, (list, tuple, range)) else None
         if not given or any(not isinstance(d, int) or not -rank <= d < rank for d in given):
             raise FusionError(f"{kind} of {x!r}: dims {dims!r} must be ints in [{-rank}, {rank})")
         axes = tuple(sorted({d % rank for d in given}))

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
 
+I32_MAX = 2 ** 31 - 1       # the largest size an i32 kernel scalar holds
 SMS = 132      # H100 SXM: the SMs the heuristics size waves and rounds by (launches use the device's own count)
 
 
@@ -105,3 +106,12 @@ def pick(sig: FusionSig):
             return scheduler
         reasons.append(f"{scheduler.name}: {reason}")
     raise FusionError("no scheduler can compile this fusion (" + "; ".join(reasons) + ")")
+
+
+def contradicted_kinds(what: str, tensors, given, derived) -> str | None:
+    """Why a schedule's `given` kinds (one per tensor, how the kernel reads or writes it) are
+    wrong, or None: a kind is given for fusion IR whose `?` sizes hide it, and must be the
+    `derived` one wherever the tensor's shape is known."""
+    wrong = [f"{j}: {g} (its shape {list(t.shape)} makes it {d})"
+             for j, (t, g, d) in enumerate(zip(tensors, given, derived)) if -1 not in t.shape and g != d]
+    return f"{what} contradict the tensors' shapes at {'; '.join(wrong)}" if wrong else None

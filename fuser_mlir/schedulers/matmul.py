@@ -447,6 +447,9 @@ def _dtypes(tensors) -> tuple[str, ...]:
 
 
 _DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k", "cluster_m", "tma_operands")   # integers
+_IN_RANGE = {"block_n": lambda v: v in BLOCK_NS, "block_m": lambda v: v in BLOCK_MS, "stages": lambda v: 1 <= v <= 16,
+             "group_m": lambda v: v >= 1, "split_k": lambda v: 1 <= v <= MAX_SPLIT_K,
+             "cluster_m": lambda v: v in CLUSTER_MS}
 
 
 class _Matmul:
@@ -474,6 +477,10 @@ class _Matmul:
                 or fields.get("split_k_mode", DEFAULT_SPLIT_K_MODE) not in SPLIT_K_MODES:
             raise FusionError(f"matmul schedule takes integer fields {', '.join(_DECISIONS)} and split_k_mode "
                               f"({' | '.join(SPLIT_K_MODES)}), got {fields}")
+        if any(k in fields and not ok(fields[k]) for k, ok in _IN_RANGE.items()):    # before the heuristic uses them
+            raise FusionError(f"matmul schedule {fields}: block_n is one of {BLOCK_NS}, block_m one of {BLOCK_MS}, "
+                              f"stages in [1, 16], group_m >= 1, split_k in [1, {MAX_SPLIT_K}], cluster_m one of "
+                              f"{CLUSTER_MS}")
         params = choose_schedule(sig, **fields)
         if operands is not None:
             kinds = tuple(str(operands).split(","))
@@ -486,11 +493,6 @@ class _Matmul:
             params = replace(params, operands=kinds)
         if pairs is not None:
             params = replace(params, pairs=bool(pairs))
-        if params.block_n not in BLOCK_NS or params.block_m not in BLOCK_MS or not 1 <= params.stages <= 16 \
-                or params.group_m < 1 or not 1 <= params.split_k <= MAX_SPLIT_K or params.cluster_m not in CLUSTER_MS:
-            raise FusionError(f"matmul schedule {fields}: block_n is one of {BLOCK_NS}, block_m one of {BLOCK_MS}, "
-                              f"stages in [1, 16], group_m >= 1, split_k in [1, {MAX_SPLIT_K}], cluster_m one of "
-                              f"{CLUSTER_MS}")
         if params.tma_operands not in (0, 1):
             raise FusionError(f"matmul schedule {fields}: tma_operands is 0 (epilogue operands by vector loads) "
                               "or 1 (full operands by TMA into their output's tile)")

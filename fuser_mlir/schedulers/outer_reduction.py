@@ -53,7 +53,7 @@ from dataclasses import asdict, dataclass, replace
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
-from . import SMS, FusionSig, TensorSig
+from . import I32_MAX, SMS, FusionSig, TensorSig, contradicted_kinds
 from .row_reduction import VECTOR_BYTES, _dims_match, inputs_problem, reduction_problem, reductions_listed
 
 THREADS = 256
@@ -64,7 +64,6 @@ BASE_REGISTERS = 32        # a thread's indices, addresses and loop state beside
 SLOT_REGISTERS = 16        # workspace values the last split has in flight (it unrolls its slot loop to them)
 MAX_SPLITS = 1024
 IN_KINDS = ("full", "kept", "value")
-I32_MAX = 2 ** 31 - 1
 
 
 @dataclass(frozen=True)
@@ -252,6 +251,9 @@ class _OuterReduction:
                 or len(in_kinds) != len(sig.inputs) or set(in_kinds) - set(IN_KINDS):
             raise FusionError(f"outer_reduction schedule takes integers vector, tx, unroll, splits and one kind per "
                               f"input ({', '.join(IN_KINDS)}), got {fields}")
+        problem = contradicted_kinds("in_kinds", sig.inputs, in_kinds, params.in_kinds)
+        if problem:
+            raise FusionError(f"outer_reduction schedule {fields}: {problem}")
         fixed = {**asdict(params), **ints, "in_kinds": in_kinds}
         params = OuterReductionSchedule(**fixed)
         if params.vector not in (1, 2, 4, 8) or params.tx not in (1, 2, 4, 8, 16, 32, 64, 128, 256) \

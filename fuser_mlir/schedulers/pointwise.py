@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
-from . import FusionSig
+from . import I32_MAX, FusionSig
 
 POINTWISE_OPS = frozenset({"unary", "binary", "ternary", "cast", "broadcast"})
 
@@ -178,8 +178,13 @@ class _Pointwise:
             raise FusionError(f"pointwise schedule mode must be one of {', '.join(MODES)}, got {optional['mode']!r}")
         params = PointwiseSchedule(_dtypes(sig.inputs), _dtypes(sig.outputs), *(fields[k] for k in _DECISIONS),
                                    **optional)
-        if params.rank not in (1, 2) or params.box_cols > 256 or params.box_rows > 256 or params.stages < 1:
-            raise FusionError(f"pointwise schedule {fields} is outside TMA's limits (rank 1-2, boxes <= 256)")
+        if params.rank not in (1, 2) or not 1 <= params.box_cols <= 256 or not 1 <= params.box_rows <= 256 \
+                or params.boxes < 1 or params.stages < 1:
+            raise FusionError(f"pointwise schedule {fields} is outside TMA's limits (rank 1-2, box_rows and "
+                              "box_cols in [1, 256], boxes and stages >= 1)")
+        if params.rank == 2 and not sig.outputs[0].shape:
+            raise FusionError(f"pointwise schedule {fields}: rank 2 views the output as rows of its last dim; "
+                              "a 0-d output has none (rank 1)")
         if params.smem_bytes > SMEM_LIMIT:
             raise FusionError(f"pointwise schedule {fields} needs {params.smem_bytes} B of shared memory; "
                               f"a CTA may use {SMEM_LIMIT}")
@@ -195,6 +200,8 @@ class _Pointwise:
         """Tile count, the tensors' view (tensor maps) and the kernel scalars for a concrete signature."""
         out_shape = sig.outputs[0].shape
         n = math.prod(out_shape)
+        if n > I32_MAX:     # the kernel's element count, rows and columns are i32 scalars
+            raise FusionError(f"{n} elements exceed the pointwise (TMA) kernel's 32-bit sizes (at most 2^31 - 1)")
         if params.rank == 2:
             cols = out_shape[-1]
             view = (n // cols, cols)

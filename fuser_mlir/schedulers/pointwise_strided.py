@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
-from . import FusionSig, TensorSig
+from . import I32_MAX, FusionSig, TensorSig
 from .pointwise import pointwise_reason
 
 THREADS = 256
@@ -48,7 +48,6 @@ STEP_ELEMENTS = 8               # per thread and grid step (unroll x vector): Tr
 VECTOR_BYTES = 16               # the widest global load/store (ld.global.v4.b32)
 INPUT_MODES = ("vector", "splat", "gather", "value")
 OUTPUT_MODES = ("vector", "scalar")
-I32_MAX = 2 ** 31 - 1
 
 
 @dataclass(frozen=True)

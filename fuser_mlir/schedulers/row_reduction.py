@@ -104,7 +104,7 @@ from dataclasses import asdict, dataclass, replace
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
-from . import FusionSig, TensorSig
+from . import FusionSig, TensorSig, contradicted_kinds
 from .pointwise import POINTWISE_OPS
 
 REDUCTION_OPS = frozenset({"reduce", "var"})
@@ -360,6 +360,10 @@ class _RowReduction:
                               f"ctas_per_sm, lookahead and stream, hold ({' or '.join(HOLDS)}) and one "
                               f"kind per input ({', '.join(IN_KINDS)}) and output ({', '.join(OUT_KINDS)}), "
                               f"got {fields}")
+        problem = contradicted_kinds("in_kinds", sig.inputs, kinds["in_kinds"], params.in_kinds) \
+            or contradicted_kinds("out_kinds", sig.outputs, kinds["out_kinds"], params.out_kinds)
+        if problem:
+            raise FusionError(f"row_reduction schedule {fields}: {problem}")
         params = replace(params, in_kinds=kinds["in_kinds"], out_kinds=kinds["out_kinds"],
                          hold=fields.get("hold", params.hold), **ints)
         params = following(params, named=fields)
