@@ -48,15 +48,23 @@ def run(module_op, pass_) -> None:
                    if op.name == "scf.for" and UNROLL_ATTR in op.attributes else ir.WalkResult.ADVANCE)
     for loop in loops:                     # the walk is post-order: inner loops first
         bounds = [_constant(v) for v in loop.operands[:3]]
-        problem = "needs constant bounds and no results" if None in bounds or loop.results else \
-            f"needs a step of at least 1, got {bounds[2]}" if bounds[2] < 1 else \
-            f"has {len(range(*bounds))} iterations; at most {MAX_UNROLLED} are unrolled" \
-            if len(range(*bounds)) > MAX_UNROLLED else None
+        problem = _problem(loop, bounds)
         if problem:
             loop.location.emit_error(f"fuser-unroll-loops: a loop marked fuser.unroll {problem}")
             pass_.signal_pass_failure()
             return
         _unroll(loop, *bounds)
+
+
+def _problem(loop, bounds) -> str | None:
+    """Why the marked `loop` (constant `bounds` or None each) cannot be unrolled, or None."""
+    if None in bounds or loop.results:
+        return "needs constant bounds and no results"
+    if bounds[2] < 1:
+        return f"needs a step of at least 1, got {bounds[2]}"
+    if len(range(*bounds)) > MAX_UNROLLED:
+        return f"has {len(range(*bounds))} iterations; at most {MAX_UNROLLED} are unrolled"
+    return None
 
 
 def _constant(value):

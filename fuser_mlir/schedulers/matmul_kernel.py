@@ -348,11 +348,7 @@ class _KernelBuilder:
         `fuser.unroll` over both row halves h, so the sync passes see one pair per chunk (an index
         injective in (thread, iteration): no hazard between the pairs of one tile) and the lowering
         unrolls it."""
-        lane = arith.remui(tid, index(32))
-        quad = arith.divui(lane, index(4))
-        warp_row = arith.muli(arith.remui(arith.divui(tid, index(32)), index(4)), index(16))
-        row0 = arith.addi(arith.addi(wg_row, warp_row), quad)          # the tile row of h = 0
-        col0 = arith.muli(arith.remui(lane, index(4)), index(2))
+        row0, col0, quad = _fragment_origin(tid, wg_row)
         for chunk in range(self.s.block_n // 8 // groups):
             loop = scf.ForOp(index(0), index(2 * groups), index(1))
             loop.operation.attributes[UNROLL_ATTR] = ir.UnitAttr.get()
@@ -412,10 +408,8 @@ class _KernelBuilder:
         20.2-20.3): the last split reads S partials.  With several tiles a CTA (N = 7168 in 8
         splits, which the heuristic leaves unsplit) slots was the slowest mode (1.12-1.25x
         deterministic's time)."""
-        lane = arith.remui(tid, index(32))
-        warp_row = arith.muli(arith.remui(arith.divui(tid, index(32)), index(4)), index(16))
-        row0 = arith.addi(m0, arith.addi(arith.addi(wg_row, warp_row), arith.divui(lane, index(4))))
-        col0 = arith.addi(n0, arith.muli(arith.remui(lane, index(4)), index(2)))
+        row0, col0, _ = _fragment_origin(tid, wg_row)
+        row0, col0 = arith.addi(m0, row0), arith.addi(n0, col0)
         rows = [arith.minui(arith.addi(row0, index(8 * h)), arith.subi(self.m, index(1))) for h in range(2)]
         i64, f32x2 = ir.IntegerType.get_signless(64), ir.VectorType.get([2], ir.F32Type.get())
         acc_type = ir.VectorType.get([self.s.block_n // 2], ir.F32Type.get())
@@ -574,6 +568,16 @@ class _KernelBuilder:
                 cols = self.s.out_box_cols(dtype)
                 for b, box in enumerate(self.out_boxes[o]):
                     nvasync.TmaStoreOp(self.args[f"output{o}"], box, [m0, arith.addi(n0, i32(b * cols))])
+
+
+def _fragment_origin(tid, wg_row):
+    """(row, col, quad) of this thread's first accumulator fragment pair in the tile (elements 0, 1
+    of m64nNk16's fragment; module docstring): the pairs of column group j and row half h lie at
+    (row + 8 h, col + 8 j); quad = row % 8."""
+    lane = arith.remui(tid, index(32))
+    quad = arith.divui(lane, index(4))
+    warp_row = arith.muli(arith.remui(arith.divui(tid, index(32)), index(4)), index(16))
+    return arith.addi(arith.addi(wg_row, warp_row), quad), arith.muli(arith.remui(lane, index(4)), index(2)), quad
 
 
 def _zeros(vector_type):
