@@ -56,9 +56,9 @@ class FusionDefinition(Fusion):
             key = signature_key(inputs)
             if schedule is not None:
                 key = (key, tuple(sorted(schedule.items())))
-        except (AttributeError, TypeError):   # not tensors: the checks below say what is wrong
-            key = None
-        launcher = self._launchers.get(key) if options is None else None
+            launcher = self._launchers.get(key) if options is None else None
+        except (AttributeError, TypeError):   # not tensors, or not hashable: the checks below say what is wrong
+            key = launcher = None
         if launcher is None:
             compiled = compile_fusion(self, inputs, options, schedule)
             launcher = compiled.launcher(device_of(self, inputs, out), inputs)

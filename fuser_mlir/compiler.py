@@ -76,6 +76,8 @@ def device_of(fd: Fusion, inputs, out) -> int:
     """The Hopper GPU the call's tensors (inputs but scalars, and `out`) live on."""
     from .runtime.driver import require_hopper
 
+    if out is not None and not isinstance(out, (list, tuple)):
+        raise FusionError(f"out= takes a list of tensors, one per output, got {type(out).__name__}")
     tensors = [(v, repr(t)) for t, v in zip(fd.inputs, inputs) if not t.scalar]
     tensors += [(v, f"output {t!r}") for t, v in zip(fd.outputs, out or [])]
     return require_hopper([v for v, _ in tensors], [name for _, name in tensors])
@@ -83,6 +85,11 @@ def device_of(fd: Fusion, inputs, out) -> int:
 
 def check_inputs(fd: Fusion, inputs) -> list[tuple[tuple[int, ...], object]]:
     """(shape, DataType) per input; an error naming the input for anything the kernels cannot take."""
+    import torch
+
+    if not isinstance(inputs, (list, tuple)):
+        raise FusionError(f"inputs must be a list of the fusion's {len(fd.inputs)} inputs (tensors and Python "
+                          f"numbers), got {type(inputs).__name__}")
     if len(inputs) != len(fd.inputs):
         raise FusionError(f"the fusion takes {len(fd.inputs)} inputs, got {len(inputs)}")
     specs = []
@@ -90,7 +97,7 @@ def check_inputs(fd: Fusion, inputs) -> list[tuple[tuple[int, ...], object]]:
         if t.scalar:
             specs.append(((), scalar_dtype(t, value)))
             continue
-        dtype = from_torch(getattr(value, "dtype", None))
+        dtype = from_torch(value.dtype) if isinstance(value, torch.Tensor) else None
         if dtype is None:
             raise FusionError(f"input {t!r}: unsupported value {type(value).__name__} "
                               f"{getattr(value, 'dtype', '')}; expected a torch tensor of "
@@ -171,6 +178,8 @@ def choose(sig: FusionSig, schedule: dict | None):
 def compile_fusion(fd: Fusion, inputs, options: TargetOptions | None = None,
                    schedule: dict | None = None) -> CompiledFusion:
     """Compile `fd` for the signature of `inputs` (see `choose` for `schedule`)."""
+    if options is not None and not isinstance(options, TargetOptions):
+        raise FusionError(f"options takes a fuser_mlir TargetOptions, got {type(options).__name__}")
     target = options or TargetOptions()
     if not fd.outputs:
         raise FusionError("a fusion needs at least one output (fd.add_output)")

@@ -27,6 +27,13 @@ def linear():
     return fd
 
 
+def linear_residual():
+    with FusionDefinition() as fd:
+        x, w, r = (fd.define_tensor([-1, -1], DataType.BFloat16) for _ in range(3))
+        fd.add_output(fd.ops.add(fd.ops.linear(x, w), r))
+    return fd
+
+
 def column_sum_plus():
     with FusionDefinition() as fd:
         x, k = fd.define_tensor([-1, -1], DataType.Float), fd.define_tensor([-1], DataType.Float)
@@ -57,9 +64,15 @@ def norm():
      r"in_kinds contradict the tensors' shapes at 1: full \(its shape \[4096\] makes it cols\)"),
     (norm, meta((64, 4096), (4096,)), {"scheduler": "row_reduction", "out_kinds": "row"},
      r"out_kinds contradict the tensors' shapes at 0: row"),
+    (linear_residual, meta((64, 512), (256, 512), (64, 256)), {"scheduler": "matmul", "operands": "a,b,row"},
+     r"operands contradict the tensors' shapes at 2: row \(its shape \[64, 256\] makes it full\)"),
+    (linear, meta((64, 512), (256, 512)), {"scheduler": "matmul", "stages": True}, r"takes integer fields"),
+    (norm, meta((64, 4096), (4096,)), {"scheduler": "row_reduction", "cluster": True}, r"takes integers"),
+    (linear, meta((64, 512), (256, 512)), {"scheduler": "matmul", "group_m": 2 ** 31}, r"group_m in \[1, 1024\]"),
 ], ids=["schedule-not-a-dict", "pointwise-boxes-0", "pointwise-box-cols-0", "pointwise-rank2-0d",
         "pointwise-2^31-elements", "matmul-block-n-0", "matmul-block-m-0", "outer-reduction-in-kinds",
-        "row-reduction-in-kinds", "row-reduction-out-kinds"])
+        "row-reduction-in-kinds", "row-reduction-out-kinds", "matmul-operands", "matmul-bool-stages",
+        "row-reduction-bool-cluster", "matmul-group-m-2^31"])
 def test_bad_schedule_or_input_is_a_fusion_error(build, inputs, schedule, message):
     with pytest.raises(FusionError, match=message):
         build().compile(inputs, schedule=schedule)
@@ -73,3 +86,20 @@ def test_bad_op_arguments_are_fusion_errors():
         with pytest.raises(FusionError, match=r"cannot broadcast .* to \['a', 3\]: the shape takes sizes"):
             fd.ops.broadcast(x, ["a", 3])
         fd.add_output(fd.ops.relu(x))
+
+
+def test_bad_call_arguments_are_fusion_errors():
+    """fd.execute / fd.compile arguments of the wrong kind: named before any GPU is needed."""
+    import numpy as np
+
+    fd, inputs = linear(), meta((64, 512), (256, 512))
+    with pytest.raises(FusionError, match=r"inputs must be a list of the fusion's 2 inputs .*got Tensor"):
+        fd.compile(inputs[0])
+    with pytest.raises(FusionError, match=r"unsupported value ndarray"):
+        fd.execute([np.zeros((64, 512), np.float32), inputs[1]])      # was a RecursionError
+    with pytest.raises(FusionError, match=r"options takes a fuser_mlir TargetOptions, got str"):
+        fd.compile(inputs, options="x")
+    with pytest.raises(FusionError, match=r"out= takes a list of tensors, one per output, got Tensor"):
+        fd.execute(inputs, out=torch.empty(64, 256, dtype=torch.bfloat16, device="meta"))
+    with pytest.raises(FusionError, match=r"matmul schedule takes integer fields"):
+        fd.execute(inputs, schedule={"scheduler": "matmul", "stages": [3]})    # was: unhashable type

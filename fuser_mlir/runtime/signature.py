@@ -18,10 +18,13 @@ def signature_key(inputs) -> tuple:
     facts the schedulers' access modes depend on; for a Python number (a scalar input), its type
     only: its value is a kernel parameter."""
     try:
-        return tuple([(t.shape, t.dtype, t.get_device(), t.is_contiguous() or t.stride(), t.data_ptr() % 16 == 0)
-                      for t in inputs])
-    except AttributeError:
-        return tuple([type(t) if isinstance(t, (bool, int, float)) else signature_key([t])[0] for t in inputs])
+        return tuple([_tensor_key(t) for t in inputs])
+    except AttributeError:      # numbers among them; anything else raises AttributeError again
+        return tuple([type(t) if isinstance(t, (bool, int, float)) else _tensor_key(t) for t in inputs])
+
+
+def _tensor_key(t) -> tuple:
+    return t.shape, t.dtype, t.get_device(), t.is_contiguous() or t.stride(), t.data_ptr() % 16 == 0
 
 
 class SignatureGuard:

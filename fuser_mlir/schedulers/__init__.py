@@ -108,6 +108,12 @@ def pick(sig: FusionSig):
     raise FusionError("no scheduler can compile this fusion (" + "; ".join(reasons) + ")")
 
 
+def is_integer(value) -> bool:
+    """A schedule's integer decision: an int, not a bool (Python's bools are ints; the schedule
+    attribute would carry it as `true`)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def contradicted_kinds(what: str, tensors, given, derived) -> str | None:
     """Why a schedule's `given` kinds (one per tensor, how the kernel reads or writes it) are
     wrong, or None: a kind is given for fusion IR whose `?` sizes hide it, and must be the

@@ -112,7 +112,7 @@ from dataclasses import asdict, dataclass, replace
 from ..dialects.nvasync import SPLIT_K_MODES
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
-from . import SMS, FusionSig, TensorSig
+from . import SMS, FusionSig, TensorSig, contradicted_kinds, is_integer
 
 BLOCK_MS = (128, 64)            # tile rows: a consumer warpgroup per 64 rows (the rows of a wgmma)
 CLUSTER_MS = (1, 2)             # CTAs per cluster along M (B multicast to both)
@@ -147,6 +147,7 @@ TWO_STAGE_COST = 1.3
 UNIT_KTILES = 2.0
 SPLIT_KTILES = 2.0
 MAX_SPLIT_K = 32
+MAX_GROUP_M = 1024                      # tile rows a raster group (the kernel's i32 arithmetic)
 # How a tile's splits combine (matmul_kernel.py): atomic (reduce-adds in any order), deterministic
 # (reduce-adds in split order, a chain), slots (each split its own workspace slot, folded in split
 # order).  Atomic measured 1.04-1.88x faster than deterministic on the skinny shapes
@@ -448,7 +449,7 @@ def _dtypes(tensors) -> tuple[str, ...]:
 
 _DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k", "cluster_m", "tma_operands")   # integers
 _IN_RANGE = {"block_n": lambda v: v in BLOCK_NS, "block_m": lambda v: v in BLOCK_MS, "stages": lambda v: 1 <= v <= 16,
-             "group_m": lambda v: v >= 1, "split_k": lambda v: 1 <= v <= MAX_SPLIT_K,
+             "group_m": lambda v: 1 <= v <= MAX_GROUP_M, "split_k": lambda v: 1 <= v <= MAX_SPLIT_K,
              "cluster_m": lambda v: v in CLUSTER_MS}
 
 
@@ -472,14 +473,14 @@ class _Matmul:
         them from concrete shapes (fusion IR may say `?` where the API knew the size)."""
         fields = dict(fields)
         operands, pairs = fields.pop("operands", None), fields.pop("pairs", None)
-        bad = [k for k in _DECISIONS if k in fields and not isinstance(fields[k], int)]
+        bad = [k for k in _DECISIONS if k in fields and not is_integer(fields[k])]
         if bad or set(fields) - set(_DECISIONS) - {"split_k_mode"} \
                 or fields.get("split_k_mode", DEFAULT_SPLIT_K_MODE) not in SPLIT_K_MODES:
             raise FusionError(f"matmul schedule takes integer fields {', '.join(_DECISIONS)} and split_k_mode "
                               f"({' | '.join(SPLIT_K_MODES)}), got {fields}")
         if any(k in fields and not ok(fields[k]) for k, ok in _IN_RANGE.items()):    # before the heuristic uses them
             raise FusionError(f"matmul schedule {fields}: block_n is one of {BLOCK_NS}, block_m one of {BLOCK_MS}, "
-                              f"stages in [1, 16], group_m >= 1, split_k in [1, {MAX_SPLIT_K}], cluster_m one of "
+                              f"stages in [1, 16], group_m in [1, {MAX_GROUP_M}], split_k in [1, {MAX_SPLIT_K}], cluster_m one of "
                               f"{CLUSTER_MS}")
         params = choose_schedule(sig, **fields)
         if operands is not None:
@@ -490,6 +491,12 @@ class _Matmul:
             if len(kinds) != len(sig.inputs) or any(k not in allowed(j) for j, k in enumerate(kinds)):
                 raise FusionError(f"matmul schedule: operands = {operands!r} does not describe these "
                                   f"{len(sig.inputs)} inputs (kinds: {', '.join(OPERAND_KINDS)})")
+            # The epilogue operands' kinds follow from shapes; b's layout follows from strides, which
+            # fusion IR does not carry (a transposed view reads as b_kn), so it is taken as given.
+            derived = [k if j in (mm.a, mm.b) else params.operands[j] for j, k in enumerate(kinds)]
+            problem = contradicted_kinds("operands", sig.inputs, kinds, derived)
+            if problem:
+                raise FusionError(f"matmul schedule: {problem}")
             params = replace(params, operands=kinds)
         if pairs is not None:
             params = replace(params, pairs=bool(pairs))

@@ -53,7 +53,7 @@ from dataclasses import asdict, dataclass, replace
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
-from . import I32_MAX, SMS, FusionSig, TensorSig, contradicted_kinds
+from . import I32_MAX, SMS, FusionSig, TensorSig, contradicted_kinds, is_integer
 from .row_reduction import VECTOR_BYTES, _dims_match, inputs_problem, reduction_problem, reductions_listed
 
 THREADS = 256
@@ -247,7 +247,7 @@ class _OuterReduction:
         ints = {k: fields[k] for k in ("vector", "tx", "unroll", "splits") if k in fields}
         in_kinds = tuple(str(fields["in_kinds"]).split(",")) if "in_kinds" in fields else params.in_kinds
         if set(fields) - {"vector", "tx", "unroll", "splits", "in_kinds"} \
-                or any(not isinstance(v, int) for v in ints.values()) \
+                or any(not is_integer(v) for v in ints.values()) \
                 or len(in_kinds) != len(sig.inputs) or set(in_kinds) - set(IN_KINDS):
             raise FusionError(f"outer_reduction schedule takes integers vector, tx, unroll, splits and one kind per "
                               f"input ({', '.join(IN_KINDS)}), got {fields}")

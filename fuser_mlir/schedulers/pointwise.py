@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
-from . import I32_MAX, FusionSig
+from . import I32_MAX, FusionSig, is_integer
 
 POINTWISE_OPS = frozenset({"unary", "binary", "ternary", "cast", "broadcast"})
 
@@ -170,7 +170,7 @@ class _Pointwise:
 
     def decode(self, sig: FusionSig, fields: dict) -> PointwiseSchedule:
         fields = {**self.encode(self.heuristic(sig)), **fields}
-        missing = [k for k in _DECISIONS if not isinstance(fields.get(k), int)]
+        missing = [k for k in _DECISIONS if not is_integer(fields.get(k))]
         if missing:
             raise FusionError(f"pointwise schedule needs integer fields {', '.join(missing)}")
         optional = {k: fields.get(k, default) for k, default in _OPTIONAL.items()}

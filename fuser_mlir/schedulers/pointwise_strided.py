@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
-from . import I32_MAX, FusionSig, TensorSig
+from . import I32_MAX, FusionSig, TensorSig, is_integer
 from .pointwise import pointwise_reason
 
 THREADS = 256
@@ -243,7 +243,7 @@ class _PointwiseStrided:
 
     def decode(self, sig: FusionSig, fields: dict) -> StridedSchedule:
         fields = {**self.encode(self.heuristic(sig)), **fields}
-        missing = [k for k in _INT_FIELDS if not isinstance(fields.get(k), int)] + \
+        missing = [k for k in _INT_FIELDS if not is_integer(fields.get(k))] + \
                   [k for k in _MODE_FIELDS if not isinstance(fields.get(k), str)]
         if missing:
             raise FusionError(f"pointwise_strided schedule needs fields {', '.join(missing)} "

@@ -104,7 +104,7 @@ from dataclasses import asdict, dataclass, replace
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
-from . import FusionSig, TensorSig, contradicted_kinds
+from . import FusionSig, TensorSig, contradicted_kinds, is_integer
 from .pointwise import POINTWISE_OPS
 
 REDUCTION_OPS = frozenset({"reduce", "var"})
@@ -352,7 +352,7 @@ class _RowReduction:
         ints = {k: fields[k] for k in numbers if k in fields}
         kinds = {k: tuple(str(fields[k]).split(",")) if k in fields else getattr(params, k)
                  for k in ("in_kinds", "out_kinds")}
-        if unknown or any(not isinstance(v, int) for v in ints.values()) \
+        if unknown or any(not is_integer(v) for v in ints.values()) \
                 or len(kinds["in_kinds"]) != len(sig.inputs) or len(kinds["out_kinds"]) != len(sig.outputs) \
                 or set(kinds["in_kinds"]) - set(IN_KINDS) or set(kinds["out_kinds"]) - set(OUT_KINDS) \
                 or fields.get("hold", HOLDS[0]) not in HOLDS:
