@@ -165,6 +165,10 @@ def choose(sig: FusionSig, schedule: dict | None):
     if not isinstance(name, str):
         raise FusionError(f"schedule {schedule} needs a 'scheduler' name, e.g. {{'scheduler': 'pointwise_strided'}}")
     scheduler = named(name, sig)
+    facts = sorted(set(fields) & set(scheduler.signature_facts))
+    if facts:
+        raise FusionError(f"scheduler '{name}': {', '.join(facts)} record how the inputs are read, which the API "
+                          "takes from the tensors themselves; a schedule gives decisions only")
     params = scheduler.heuristic(sig)
     if fields:
         unknown = sorted(set(fields) - set(scheduler.encode(params)))

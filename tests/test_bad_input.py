@@ -6,6 +6,8 @@ import pytest
 import torch
 
 from fuser_mlir import DataType, FusionDefinition
+from fuser_mlir.compiler import input_signature
+from fuser_mlir.schedulers import named
 from fuser_mlir.diagnostics import FusionError
 from fuser_mlir.frontend.normalizations import rms_norm
 
@@ -57,25 +59,39 @@ def norm():
      r"2147483649 elements exceed the pointwise \(TMA\) kernel's 32-bit sizes"),
     (linear, meta((64, 512), (256, 512)), {"scheduler": "matmul", "block_n": 0}, r"block_n is one of"),
     (linear, meta((64, 512), (256, 512)), {"scheduler": "matmul", "block_m": 0}, r"block_m one of"),
-    (column_sum_plus, meta((4096, 1024), (1024,), dtype=torch.float32),
-     {"scheduler": "outer_reduction", "in_kinds": "value,kept"},
-     r"in_kinds contradict the tensors' shapes at 0: value \(its shape \[4096, 1024\] makes it full\)"),
-    (norm, meta((64, 4096), (4096,)), {"scheduler": "row_reduction", "in_kinds": "full,full"},
-     r"in_kinds contradict the tensors' shapes at 1: full \(its shape \[4096\] makes it cols\)"),
-    (norm, meta((64, 4096), (4096,)), {"scheduler": "row_reduction", "out_kinds": "row"},
-     r"out_kinds contradict the tensors' shapes at 0: row"),
-    (linear_residual, meta((64, 512), (256, 512), (64, 256)), {"scheduler": "matmul", "operands": "a,b,row"},
-     r"operands contradict the tensors' shapes at 2: row \(its shape \[64, 256\] makes it full\)"),
+    (linear, meta((64, 512), (1024, 512)), {"scheduler": "matmul", "operands": "a,b_kn"},
+     r"operands record how the inputs are read"),
+    (norm, meta((64, 4096), (4096,)), {"scheduler": "row_reduction", "in_kinds": "full,cols", "threads": 256},
+     r"in_kinds record how the inputs are read"),
     (linear, meta((64, 512), (256, 512)), {"scheduler": "matmul", "stages": True}, r"takes integer fields"),
     (norm, meta((64, 4096), (4096,)), {"scheduler": "row_reduction", "cluster": True}, r"takes integers"),
     (linear, meta((64, 512), (256, 512)), {"scheduler": "matmul", "group_m": 2 ** 31}, r"group_m in \[1, 1024\]"),
 ], ids=["schedule-not-a-dict", "pointwise-boxes-0", "pointwise-box-cols-0", "pointwise-rank2-0d",
-        "pointwise-2^31-elements", "matmul-block-n-0", "matmul-block-m-0", "outer-reduction-in-kinds",
-        "row-reduction-in-kinds", "row-reduction-out-kinds", "matmul-operands", "matmul-bool-stages",
+        "pointwise-2^31-elements", "matmul-block-n-0", "matmul-block-m-0", "matmul-operands-from-a-user",
+        "row-reduction-in-kinds-from-a-user", "matmul-bool-stages",
         "row-reduction-bool-cluster", "matmul-group-m-2^31"])
 def test_bad_schedule_or_input_is_a_fusion_error(build, inputs, schedule, message):
     with pytest.raises(FusionError, match=message):
         build().compile(inputs, schedule=schedule)
+
+
+@pytest.mark.parametrize("build, inputs, name, fields, message", [
+    (column_sum_plus, meta((4096, 1024), (1024,), dtype=torch.float32), "outer_reduction", {"in_kinds": "value,kept"},
+     r"in_kinds contradict the tensors' shapes at 0: value \(its shape \[4096, 1024\] makes it full\)"),
+    (norm, meta((64, 4096), (4096,)), "row_reduction", {"in_kinds": "full,full"},
+     r"in_kinds contradict the tensors' shapes at 1: full \(its shape \[4096\] makes it cols\)"),
+    (norm, meta((64, 4096), (4096,)), "row_reduction", {"out_kinds": "row"},
+     r"out_kinds contradict the tensors' shapes at 0: row"),
+    (linear_residual, meta((64, 512), (256, 512), (64, 256)), "matmul", {"operands": "a,b,row"},
+     r"operands contradict the tensors' shapes at 2: row \(its shape \[64, 256\] makes it full\)"),
+], ids=["outer-reduction-in-kinds", "row-reduction-in-kinds", "row-reduction-out-kinds", "matmul-operands"])
+def test_signature_facts_must_match_known_shapes(build, inputs, name, fields, message):
+    """fuser-schedule's path (a `fusion.schedule` attribute on fusion IR): the kinds are taken as
+    given where `?` sizes hide them, and must be the shapes' where the shapes are known."""
+    fd = build()
+    sig = input_signature(fd, inputs)
+    with pytest.raises(FusionError, match=message):
+        named(name, sig).decode(sig, fields)
 
 
 def test_bad_op_arguments_are_fusion_errors():

@@ -8,6 +8,9 @@ A scheduler is a module-level object with
   - `encode(params) -> dict` / `decode(sig, fields) -> Params`: the decisions as the
     `fusion.schedule` attribute's fields (ints and strings), which also key the artifact cache;
     `decode` takes some of them (a user's override) and fills the rest by the heuristic;
+  - `signature_facts`: the encode fields that record how the API read the inputs (kinds,
+    layouts), for fusion IR whose `?` sizes or missing strides hide them; `schedule=` through
+    the API may not give them (the API reads them from the tensors);
   - `build(func_op, params, kernel_name, insertion_point)`: the kernel (a `gpu.func`), MLIR only here;
   - `launch(params, sig) -> {"tiles", "scalars", ...}`: for a concrete signature, the number of
     CTA tiles (0: nothing to launch) and the value of every scalar kernel parameter by name;

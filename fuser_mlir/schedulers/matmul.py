@@ -455,6 +455,7 @@ _IN_RANGE = {"block_n": lambda v: v in BLOCK_NS, "block_m": lambda v: v in BLOCK
 
 class _Matmul:
     name = "matmul"
+    signature_facts = ("operands", "pairs")
 
     def can_schedule(self, sig: FusionSig) -> str | None:
         return matmul_reason(sig)

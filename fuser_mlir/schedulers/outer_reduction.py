@@ -190,6 +190,7 @@ def is_full(shape, k: int) -> bool:
 
 class _OuterReduction:
     name = "outer_reduction"
+    signature_facts = ("in_kinds",)
 
     def can_schedule(self, sig: FusionSig) -> str | None:
         problem = reduction_problem(sig)

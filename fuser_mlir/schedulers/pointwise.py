@@ -143,6 +143,7 @@ _OPTIONAL = {"mode": DEFAULT_MODE, "producer_regs": 0, "consumer_regs": 0}  # ab
 
 class _Pointwise:
     name = "pointwise"
+    signature_facts = ()
 
     def can_schedule(self, sig: FusionSig) -> str | None:
         """Pointwise fusions whose inputs TMA reads as boxes of the output's view: every input

@@ -215,6 +215,7 @@ _MODE_FIELDS = {"in_modes": INPUT_MODES, "out_modes": OUTPUT_MODES}
 
 class _PointwiseStrided:
     name = "pointwise_strided"
+    signature_facts = ()
 
     def can_schedule(self, sig: FusionSig) -> str | None:
         """Pointwise fusions whose inputs broadcast to the (one) output shape, torch's way."""

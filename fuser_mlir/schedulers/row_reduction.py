@@ -305,6 +305,7 @@ def inputs_problem(sig: FusionSig, kind_of, expected: str) -> str | None:
 
 class _RowReduction:
     name = "row_reduction"
+    signature_facts = ("in_kinds", "out_kinds")
 
     def can_schedule(self, sig: FusionSig) -> str | None:
         problem = reduction_problem(sig)
