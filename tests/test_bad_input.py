@@ -1,15 +1,16 @@
-"""Bad input through the Python API gets a FusionError that names the problem, before any kernel
-is built: each case below once escaped as an internal exception (TypeError, ZeroDivisionError,
-IndexError), as MLIR's text, or compiled a kernel that contradicted its input (found by an API
-fuzz campaign).  Compiled on meta tensors: no GPU needed."""
+"""Bad input through the Python API (and signature facts on fuser-schedule's path) gets a
+FusionError that names the problem, before any kernel is built: each case below once escaped as
+an internal exception (TypeError, ZeroDivisionError, IndexError), as MLIR's text, or compiled a
+kernel that contradicted its input (found by API fuzz campaigns).  Compiled on meta tensors: no
+GPU needed."""
 import pytest
 import torch
 
 from fuser_mlir import DataType, FusionDefinition
 from fuser_mlir.compiler import input_signature
-from fuser_mlir.schedulers import named
 from fuser_mlir.diagnostics import FusionError
 from fuser_mlir.frontend.normalizations import rms_norm
+from fuser_mlir.schedulers import named
 
 
 def meta(*shapes, dtype=torch.bfloat16):
