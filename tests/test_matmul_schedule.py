@@ -174,12 +174,13 @@ def test_kn_kernel_reads_column_boxes_into_transposed_wgmma(private_cache):
 @pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
 def test_160_wide_tiles_store_boxes_of_64_byte_rows(private_cache):
     """160 columns are not whole 128-byte rows of bf16 (64 columns): the bf16 output's boxes are 32
-    columns in 64-byte swizzle, the split's f32 workspace boxes 32 columns of 128 bytes; wgmma n160."""
+    columns in 64-byte swizzle; the split's f32 partial is one unswizzled box of the workspace's
+    fragment order (128 x 160 floats in rows of 256); wgmma n160."""
     compiled = plain_linear().compile(meta((200, 4096), (600, 4096)),
                                       schedule={"scheduler": "matmul", "block_n": 160, "split_k": 3})
     maps = {p.get("tensor", p.get("scratch")): p for p in compiled.artifact.meta["params"] if p["kind"] == "tensormap"}
     assert (maps["output0"]["box"], maps["output0"]["swizzle"]) == ([128, 32], 64)
-    assert (maps["workspace"]["box"], maps["workspace"]["swizzle"]) == ([128, 32], 128)
+    assert (maps["workspace"]["box"], maps["workspace"]["swizzle"]) == ([1, 80, 256], 0)
     assert (maps["input1"]["box"], maps["input1"]["swizzle"]) == ([160, 64], 128)
     assert "m64n160k16.f32.bf16.bf16" in compiled.ptx
     assert compiled.artifact.cubin, "ptxas produced no cubin"
@@ -200,13 +201,14 @@ def test_kn_tiles_are_whole_column_boxes():
 
 @pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
 def test_64_row_tiles_run_one_consumer_warpgroup(private_cache):
-    """block_m 64 (skinny problems): A, output and workspace boxes of 64 rows, one consumer
+    """block_m 64 (skinny problems): A and output boxes of 64 rows (the workspace's: 64 x 128
+    floats in rows of 256), one consumer
     warpgroup (its 4 warps release each stage) beside the producer warpgroup."""
     compiled = plain_linear().compile(meta((64, 7168), (2112, 7168)),
                                       schedule={"scheduler": "matmul", "block_m": 64, "block_n": 128, "split_k": 8})
     maps = {p.get("tensor", p.get("scratch")): p["box"] for p in compiled.artifact.meta["params"]
             if p["kind"] == "tensormap"}
-    assert maps == {"input0": [64, 64], "input1": [128, 64], "output0": [64, 64], "workspace": [64, 32]}, maps
+    assert maps == {"input0": [64, 64], "input1": [128, 64], "output0": [64, 64], "workspace": [1, 32, 256]}, maps
     assert compiled.artifact.meta["block"] == [256, 1, 1]
     ir_text = compiled.kernel_ir
     assert "bytes = 8192" in ir_text and "bytes = 16384" in ir_text, "expect-tx per role: A 64 x 64, B 128 x 64"
@@ -269,8 +271,10 @@ def test_heuristic_splits_k_only_when_tiles_leave_sms_idle(m, n, k, split):
     tiles = -(-m // params.block_m) * -(-n // params.block_n)
     assert launch["tiles"] == tiles * params.split_k
     if split:
-        assert launch["scratch"] == {"workspace": ("f32", (m, -(-n // params.block_n) * params.block_n)),
-                                     "flags": ("i32", (tiles,))}
+        # per tile column, the 16-row slabs of M's rows (block_n floats each row), in rows of 256
+        shape = (-(-n // params.block_n), -(-m // 16) * params.block_n // 16, 256)
+        assert launch["scratch"] == {"workspace": ("f32", shape), "flags": ("i32", (tiles,))}
+        assert launch["views"]["workspace"] == shape
 
 
 def test_split_k_override_and_its_checks():
@@ -282,10 +286,11 @@ def test_split_k_override_and_its_checks():
     assert params.stages <= unsplit.stages and params.smem_bytes <= 227 * 1024
     with pytest.raises(FusionError, match="split_k_mode"):
         choose(sig, {"scheduler": "matmul", "split_k": 2, "split_k_mode": "sometimes"})
-    # slots mode: a workspace slot of whole tile rows per split (1 tile row of 64 here)
+    # slots mode: a workspace slot per split and tile column (4 slabs of 16 rows for M = 64)
     scheduler, slots = choose(sig, {"scheduler": "matmul", "split_k": 5, "split_k_mode": "slots"})
-    columns = -(-512 // slots.block_n) * slots.block_n
-    assert scheduler.launch(slots, sig)["scratch"]["workspace"] == ("f32", (5 * slots.block_m, columns))
+    columns = -(-512 // slots.block_n)
+    assert scheduler.launch(slots, sig)["scratch"]["workspace"] == \
+        ("f32", (5 * columns, 4 * slots.block_n // 16, 256))
     with pytest.raises(FusionError, match=r"split_k in \[1, 32\]"):
         choose(sig, {"scheduler": "matmul", "split_k": 0})
 
@@ -322,7 +327,7 @@ def test_split_k_kernel_assembles_with_its_protocol(private_cache, mode):
     for op in absent:
         assert op not in ir_text, op
     assert "split_k_" not in ir_text
-    assert ("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group" in compiled.ptx) == \
+    assert ("cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group" in compiled.ptx) == \
         (mode != "slots")
     assert compiled.artifact.cubin, "ptxas produced no cubin"
     assert [p.get("scratch") for p in compiled.artifact.meta["params"] if "scratch" in p] == \

@@ -16,6 +16,7 @@ ctypes objects 3.8-4.2 us (a trivial ctypes call: 0.3 us).  Every driver call is
 from __future__ import annotations
 
 import ctypes
+import math
 from dataclasses import dataclass
 
 from ..diagnostics import FusionError
@@ -248,8 +249,8 @@ class TensorMapRecipe:
         if swizzle and box[-1] * itemsize > swizzle:
             raise FusionError(f"{name}: a {swizzle}-byte swizzle takes box rows of at most {swizzle} bytes, "
                               f"got {box[-1]} x {itemsize} = {box[-1] * itemsize}")
-        dims = list(reversed(view))                       # innermost first
-        strides = [dims[0] * itemsize] if len(dims) == 2 else []
+        dims = list(reversed(view))                       # innermost first, contiguous
+        strides = [math.prod(dims[:d]) * itemsize for d in range(1, len(dims))]
         if any(s % 16 for s in strides):
             raise FusionError(f"{name}: row stride {strides[0]} B is not a multiple of 16 (TMA requires it)")
         # An empty stride array would be NULL, which the driver rejects even for rank 1 (seen on

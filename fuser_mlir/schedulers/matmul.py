@@ -154,6 +154,12 @@ MAX_GROUP_M = 1024                      # tile rows a raster group (the kernel's
 # (tools/results/bench_matmul_skinny_h100.json), whose serialized chain of reduce-adds costs more.
 DEFAULT_SPLIT_K_MODE = "atomic"
 ARRIVAL_MODES = ("atomic", "slots")     # the last split to arrive runs the epilogue (no designated split)
+# The f32 workspace holds each tile's partial in fragment order (matmul_kernel.py): per slab of 16
+# tile rows (one consumer warp's accumulator rows), lane l's 16-byte group j of its fragment at float
+# (32 j + l) x 4, in rows of WORKSPACE_ROW floats -- so the last split reads (and clears) it with
+# coalesced 16-byte loads, and a split's partial is one TMA box.
+SLAB_ROWS = 16
+WORKSPACE_ROW = 256
 # Full epilogue operands by TMA: residual add within 1 % of vector loads (either way), silu(y) * gate
 # 1-3 % faster at 4096^3 and 8192 x 10240 x 8192 (Nsight Compute; matmul_kernel.py).
 TMA_OPERANDS = 1
@@ -206,15 +212,32 @@ class MatmulSchedule:
         return tiles
 
     def out_box_cols(self, dtype: str) -> int:
-        """Columns of an output's (or the f32 workspace's) TMA box: one swizzle row of the widest
+        """Columns of an output's TMA box: one swizzle row of the widest
         span (128, 64 or 32 bytes) whose columns divide block_n, so a tile is whole boxes
         (block_n 160 of bf16: 5 boxes of 32 columns, 64-byte swizzle)."""
         itemsize = DataType(dtype).itemsize
         return next(span // itemsize for span in BOX_SWIZZLES if self.block_n % (span // itemsize) == 0)
 
     def box_swizzle(self, dtype: str) -> int:
-        """The swizzle span in bytes of an output's (or the workspace's) TMA box: one box row."""
+        """The swizzle span in bytes of an output's TMA box: one box row."""
         return self.out_box_cols(dtype) * DataType(dtype).itemsize
+
+    @property
+    def slab_rows(self) -> int:
+        """Workspace rows (of WORKSPACE_ROW floats) of one 16-row slab of a tile."""
+        return SLAB_ROWS * self.block_n // WORKSPACE_ROW
+
+    @property
+    def partial_rows(self) -> int:
+        """Workspace rows of one split's partial tile: its TMA box."""
+        return self.block_m // SLAB_ROWS * self.slab_rows
+
+    def workspace_shape(self, m: int, n: int) -> tuple[int, int, int]:
+        """The workspace as the TMA sees it: per tile column (and per split in slots mode, each its
+        own slot) the 16-row slabs of M's rows, in rows of WORKSPACE_ROW floats.  Slabs past M are
+        not stored (TMA clips them)."""
+        columns = math.ceil(n / self.block_n) * (self.split_k if self.split_k_mode == "slots" else 1)
+        return columns, math.ceil(m / SLAB_ROWS) * self.slab_rows, WORKSPACE_ROW
 
     def b_box_cols(self) -> int:
         """b [K, N]: columns of a B box, one 128-byte swizzle row (wgmma's transposed B is laid out
@@ -270,7 +293,7 @@ class MatmulSchedule:
         if self.split_k > 1:       # buffers the runtime owns (launch "scratch"): zero at first use, left zero
             # (slots mode's workspace is left holding the partials: every slot is stored before it is read)
             order += [{"kind": "tensormap", "scratch": "workspace", "dtype": "f32",
-                       "box": [self.block_m, self.out_box_cols("f32")], "swizzle": self.box_swizzle("f32")},
+                       "box": [1, self.partial_rows, WORKSPACE_ROW], "swizzle": 0},
                       {"kind": "pointer", "scratch": "workspace", "dtype": "f32", "align": 16},
                       {"kind": "pointer", "scratch": "flags", "dtype": "i32", "align": 4}]
         return order + [{"kind": "scalar", "type": "i32", "value": name} for name in ("m", "n", "k")]
@@ -527,13 +550,8 @@ class _Matmul:
         scratch = {}
         views = {}
         if params.split_k > 1 and tiles:
-            # The f32 workspace: M rows (a partial's rows beyond M are clipped), whole tiles of columns;
-            # slots mode: a slot of whole tile rows per split.
-            columns = math.ceil(n / params.block_n) * params.block_n
-            rows = m if params.split_k_mode != "slots" else \
-                params.split_k * math.ceil(m / params.block_m) * params.block_m
-            scratch = {"workspace": ("f32", (rows, columns)), "flags": ("i32", (tiles,))}
-            views["workspace"] = (rows, columns)
+            views["workspace"] = params.workspace_shape(m, n)
+            scratch = {"workspace": ("f32", views["workspace"]), "flags": ("i32", (tiles,))}
         by_tma = params.tma_operand_tiles()
         for j, kind in enumerate(params.operands):
             if j in by_tma:

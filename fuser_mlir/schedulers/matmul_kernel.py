@@ -145,19 +145,21 @@ needs (fuser-verify-pipelines checks it).
 
 Split-K (split_k = S > 1): the work units are the tiles' splits, u = S * tile + s (a tile's splits
 in adjacent CTAs, so their partials meet in L2); split s runs K tiles [s * kt / S, (s+1) * kt / S).
-A split that adds its partial writes its accumulator, f32, into smem boxes laid out like the
-outputs' (the same memory) and marks each box's addition into the tile's workspace tile with
+A split that adds its partial writes its accumulator, f32, into smem in the workspace's layout
+(the outputs' memory; fragment order, matmul.py's WORKSPACE_ROW: a warp's 16-byte stores are
+adjacent) and marks its addition into the tile's workspace tile, one TMA box, with
 `nvasync.split_k_store`.  Deterministic mode: splits 0..S-2 add theirs, and split S-1 marks
 `nvasync.split_k_wait` for them, then runs the epilogue on its accumulator plus the workspace.
 Atomic mode has no designated last split: every split adds its partial and marks
 `nvasync.split_k_last` (its arrival), which says whether it is the last to arrive; that one runs
 the epilogue on the workspace (the sum of every partial) and clears what it read, so the workspace
 is zero for the next launch.  No split waits for another.  Slots mode arrives the same way, but
-each split stores its partial into a workspace slot of its own (whole tile rows per split:
-`slot_rows`) and the last to arrive adds the slots in split order, whichever split it is: bitwise
-reproducible like deterministic mode, without its chain of waits, for S times the workspace and S
-reads of it.  fuser-tma-reduce-store writes the protocols.  Workspace and semaphores are the
-runtime's scratch buffers (launch "scratch").
+each split stores its partial into a workspace slot of its own (`workspace_slab`) and the last to
+arrive adds the slots in split order, whichever split it is: bitwise reproducible like
+deterministic mode, without its chain of waits, for S times the workspace and S reads of it.  The
+last split reads the workspace in the same fragment order, each thread its own 16-byte groups, a
+warp 512 adjacent bytes a load.  fuser-tma-reduce-store writes the protocols.  Workspace and
+semaphores are the runtime's scratch buffers (launch "scratch").
 """
 from __future__ import annotations
 
@@ -171,7 +173,7 @@ from ..kernel.builders import (build_kernel_with, elected_lane_of_warp0, gep, i3
                                load_global, memory_type, smem_type, store_global, to_i32, to_index)
 from ..frontend.dtypes import DataType
 from .matmul import (ARRIVAL_MODES, BLOCK_K, CONSUMER_REGS, COUNT_CELL_BYTES, MATMUL_OPERANDS, PRODUCER_REGS,
-                     MatmulSchedule)
+                     SLAB_ROWS, WORKSPACE_ROW, MatmulSchedule)
 
 WGMMA_K = 16
 
@@ -218,8 +220,10 @@ class _KernelBuilder:
                             for c in range(s.block_n // cols)]
         offset += s.block_n * BLOCK_K * itemsize
         self.out_boxes = self.boxes(s.out_dtypes, offset)      # per output: its boxes of [block_m, box_cols]
-        # A split's f32 partial tile shares the memory of the output tiles (a tile writes one of them).
-        self.partial_boxes = self.boxes(["f32"], offset)[0] if s.split_k > 1 else None
+        # A split's f32 partial tile shares the memory of the output tiles (a tile writes one of them),
+        # in the workspace's layout: its TMA box.
+        self.partial = nvasync.SmemBufferOp(smem_type([1, s.partial_rows, WORKSPACE_ROW], "f32"),
+                                            offset=offset).buffer if s.split_k > 1 else None
         if s.split_k > 1 and s.split_k_mode in ARRIVAL_MODES:     # where the arrival's count is handed on
             self.count_cell = nvasync.SmemBufferOp(smem_type([1], "i32"),
                                                    offset=offset + s.epilogue_bytes - COUNT_CELL_BYTES).buffer
@@ -382,74 +386,101 @@ class _KernelBuilder:
         lanes = lambda e: [operands[f"input{i}"][e] if f"input{i}" in operands else None for i in inputs]  # noqa: E731
         return [body.evaluate(self.func, lanes(e), {self.matmul.result: total}) for e, total in enumerate(sums)]
 
-    def partial_values(self, acc):
-        """`values` of a split's partial tile: the accumulator elements themselves (f32)."""
-        return lambda first, row, col, slot: [_elements(acc, first)]
+    def stage_partial(self, acc, tid):
+        """This thread's accumulator into the partial tile, in the workspace's fragment order
+        (`workspace_slab`): 16-byte group j (elements 4 j .. 4 j + 3) of lane l in warp w at float
+        16 block_n w + 4 (32 j + l), a warp's stores adjacent.  One loop marked `fuser.unroll`
+        (the sync passes see one store, an index injective in (thread, iteration))."""
+        groups = self.s.block_n // 8
+        warp, lane = arith.divui(tid, index(32)), arith.remui(tid, index(32))
+        loop = scf.ForOp(index(0), index(groups), index(1))
+        loop.operation.attributes[UNROLL_ATTR] = ir.UnitAttr.get()
+        with ir.InsertionPoint(loop.body):
+            j = loop.induction_variable
+            # float 4 (32 j + l) of the warp's slab: row j / 2, column 4 (32 (j % 2) + l) of its rows
+            row = arith.addi(arith.muli(warp, index(self.s.slab_rows)), arith.divui(j, index(2)))
+            col = arith.muli(arith.addi(arith.muli(arith.remui(j, index(2)), index(32)), lane), index(4))
+            group = vector.from_elements(ir.VectorType.get([4], ir.F32Type.get()),
+                                         _elements(acc, arith.muli(j, index(4)), 4))
+            vector.store(group, self.partial, [index(0), row, col])
+            scf.YieldOp([])
 
-    def workspace_address(self, row, col, row_stride):
-        """The workspace's f32 address of (row, col)."""
-        offset = arith.index_cast(ir.IntegerType.get_signless(64), arith.addi(arith.muli(row, row_stride), col))
-        return gep(self.scratch["workspace", "pointer"], offset, "f32")
+    def workspace_slab(self, m0, n0, tid):
+        """(inside, slot_start): whether this thread's 16 tile rows (its warp's slab) lie inside M,
+        and `slot_start(slot)`, the workspace address of its first 16-byte group in slot `slot`
+        (0 but in slots mode).  The workspace (matmul.py's `workspace_shape`) holds per tile column
+        and slot the 16-row slabs of M's rows, each a warp's fragment in lane order; a slab past M
+        is never stored."""
+        s = self.s
+        slabs = arith.ceildivui(self.m, index(SLAB_ROWS))
+        slab = arith.addi(arith.divui(m0, index(SLAB_ROWS)), arith.divui(tid, index(32)))
+        slots = s.split_k if s.split_k_mode == "slots" else 1
+        column = arith.muli(arith.divui(n0, index(s.block_n)), index(slots))
+        lane_offset = arith.muli(arith.remui(tid, index(32)), index(4))
 
-    def workspace_fragment(self, m0, n0, tid, wg_row, row_stride):
+        def slot_start(slot):
+            first = arith.muli(arith.addi(arith.muli(arith.addi(column, slot), slabs), slab),
+                               index(SLAB_ROWS * s.block_n))
+            offset = arith.index_cast(ir.IntegerType.get_signless(64), arith.addi(first, lane_offset))
+            return gep(self.scratch["workspace", "pointer"], offset, "f32")
+
+        return arith.cmpi(arith.CmpIPredicate.ult, slab, slabs), slot_start
+
+    def workspace_fragment(self, inside, slot_start):
         """This thread's accumulator fragment of the workspace tile: the splits' partials added
         there (atomic), those of every split but the last (deterministic), or (slots) the slots
         added in split order -- the same order in every launch, whichever split arrives last:
         bitwise reproducible.  A slot's loads are all issued before any use (a fragment's worth
-        in flight); rows are clamped into M (a tile's rows past M read row M - 1 again).
+        in flight), each 16 bytes, a warp's adjacent; a warp whose rows lie past M reads nothing.
 
-        Decisions (H100, Nsight Compute, two rounds, the nine skinny rows the heuristic splits):
-        slots in a loop over the slots -- every slot unrolled spilled; two slots an iteration
-        spilled at odd counts and ran within 1 us of this either way; reading a slot's padding
-        rows instead of row M - 1 again took 16 x 2112 x 7168 22.5 us against 20.3-20.4 (two
-        H100s whose atomic rows agreed within 0.1 us).  There deterministic mode took 1.00-1.46x
-        as long as slots mode and slots mode 1.02-1.39x as long as atomic mode (64 x 2112 x 7168:
-        26.2-26.6, 22.0-22.3 and 19.5-19.6 us; 64 x 1024 x 16384: 40.3-40.6, 27.9-28.2 and
-        20.2-20.3): the last split reads S partials.  With several tiles a CTA (N = 7168 in 8
-        splits, which the heuristic leaves unsplit) slots was the slowest mode (1.12-1.25x
-        deterministic's time)."""
-        row0, col0, _ = _fragment_origin(tid, wg_row)
-        row0, col0 = arith.addi(m0, row0), arith.addi(n0, col0)
-        rows = [arith.minui(arith.addi(row0, index(8 * h)), arith.subi(self.m, index(1))) for h in range(2)]
-        i64, f32x2 = ir.IntegerType.get_signless(64), ir.VectorType.get([2], ir.F32Type.get())
+        Decision: the workspace in fragment order.  It was row-major [M, N] (TMA boxes like the
+        outputs'), read at the fragment's places: each warp load covered 8 rows, 8 lines for 256
+        bytes, about 32 B/clk an SM -- ~0.5 us a 64 x 128 slot.  Measured against it (Nsight
+        Compute, the tools/ncu_matmul.py --skinny rows, alternating, two rounds each, one H200):
+        faster in every mode on every row but one within noise; atomic 64 x 2112 x 7168 15.1 us
+        against 16.0-16.2, 64 x 1024 x 16384 16.1-16.2 against 16.8, 128 x 7168 x 16384 in 8
+        splits 106-110 against 113-117; slots 16.7-17.1 against 19.1-19.2, 20.7 against
+        24.9-25.1 (16 slots), 146-150 against 166-168; deterministic 0.3-1.1 us faster.
+        Slots in a loop over the slots: every slot unrolled spilled; two slots an iteration
+        spilled at odd counts and ran within 1 us of this either way (H100, row-major layout)."""
+        f32x4 = ir.VectorType.get([4], ir.F32Type.get())
         acc_type = ir.VectorType.get([self.s.block_n // 2], ir.F32Type.get())
+        i64 = ir.IntegerType.get_signless(64)
 
-        def fragment(split):
-            """Slot `split`'s pairs at this thread's fragment: elements 4 j + 2 h + {0, 1} at
-            (row0 + 8 h, col0 + 8 j + {0, 1}), loaded at constant offsets from each row's pointer."""
-            pairs = {}
-            for h, row in enumerate(rows):
-                pointer = self.workspace_address(arith.addi(self.slot_rows(split), row), col0, row_stride)
-                for j in range(self.s.block_n // 8):
-                    pairs[j, h] = load_global(gep(pointer, arith.constant(i64, 8 * j), "f32"), f32x2, 8)
-            return vector.from_elements(acc_type, [vector.extract(pairs[e // 4, e // 2 % 2], [], [e % 2])
+        def fragment(slot):
+            start = slot_start(slot)
+            groups = [load_global(gep(start, arith.constant(i64, 128 * j), "f32"), f32x4, 16)
+                      for j in range(self.s.block_n // 8)]
+            return vector.from_elements(acc_type, [vector.extract(groups[e // 4], [], [e % 4])
                                                    for e in range(self.s.block_n // 2)])
 
-        if self.s.split_k_mode != "slots":
-            return fragment(index(0))
-        loop = scf.ForOp(index(0), index(self.s.split_k), index(1), [_zeros(acc_type)])
-        with ir.InsertionPoint(loop.body):
-            scf.YieldOp([arith.addf(loop.inner_iter_args[0], fragment(loop.induction_variable))])
-        return loop.results[0]
+        read = scf.IfOp(inside, [acc_type], has_else=True)
+        with ir.InsertionPoint(read.then_block):
+            if self.s.split_k_mode != "slots":
+                scf.YieldOp([fragment(index(0))])
+            else:
+                loop = scf.ForOp(index(0), index(self.s.split_k), index(1), [_zeros(acc_type)])
+                with ir.InsertionPoint(loop.body):
+                    scf.YieldOp([arith.addf(loop.inner_iter_args[0], fragment(loop.induction_variable))])
+                scf.YieldOp([loop.results[0]])
+        with ir.InsertionPoint(read.else_block):
+            scf.YieldOp([_zeros(acc_type)])
+        return read.results[0]
 
-    def clear_workspace(self, m0, n0, tid, wg_row, row_stride):
-        """Atomic mode: zero every workspace pair this thread read, so the workspace is zero for the
-        next launch.  After all of its loads (workspace_fragment), not pair by pair between them,
-        where a global store sat between every two loads (addresses the compiler cannot tell
-        apart), so no load could be issued before the previous pair's store; before the epilogue
-        (measured the same as after it: H100, Nsight Compute, two alternating rounds, every
-        skinny row within 0.3 us but 128 x 1024 x 16384's spread).  The split-K protocol as a
-        whole costs ~4 us on the H100 skinny shapes (64 x 2112 x 7168 in 12 splits: 25.4 us, 21.0
-        without partials, reduce or wait)."""
-        zero = _zeros(ir.VectorType.get([2], ir.F32Type.get()))
-
-        def clear(first, row, col, first_col, group_col, quad):
-            row = arith.addi(m0, row)
-            # Only the pair's own thread clears it: a clamped row (beyond M) reads another's.
-            with if_then(arith.cmpi(arith.CmpIPredicate.ult, row, self.m)):
-                store_global(zero, self.workspace_address(row, arith.addi(n0, col), row_stride), 8)
-
-        self.each_pair(self.s.out_box_cols("f32") // 8, tid, wg_row, clear)
+    def clear_workspace(self, inside, slot_start):
+        """Atomic mode: zero the workspace groups this thread read, so the workspace is zero for
+        the next launch.  After all of its loads (workspace_fragment), not group by group between
+        them, where a global store sat between every two loads (addresses the compiler cannot
+        tell apart), so no load could be issued before the previous one's store; before the
+        epilogue (measured the same as after it: H100, Nsight Compute, two alternating rounds,
+        every skinny row within 0.3 us but 128 x 1024 x 16384's spread).  The split-K protocol as
+        a whole costs ~4 us on the H100 skinny shapes (64 x 2112 x 7168 in 12 splits: 25.4 us,
+        21.0 without partials, reduce or wait)."""
+        zero, i64 = _zeros(ir.VectorType.get([4], ir.F32Type.get())), ir.IntegerType.get_signless(64)
+        with if_then(inside):
+            start = slot_start(index(0))
+            for j in range(self.s.block_n // 8):
+                store_global(zero, gep(start, arith.constant(i64, 128 * j), "f32"), 16)
 
     def tile_slot(self, boxes, dtype, row, first_col: int, col, quad):
         """(box, indices) of two adjacent elements at tile (row, first_col + col) in their swizzled
@@ -511,7 +542,7 @@ class _KernelBuilder:
                 acc = self.main_loop(m0, n0, wg_row, first_ktile, arith.subi(end_ktile, first_ktile))
                 flag = gep(self.scratch["flags", "pointer"], arith.index_cast(ir.IntegerType.get_signless(64), tile), "i32")
                 if s.split_k_mode in ARRIVAL_MODES:      # the last split to arrive runs the epilogue
-                    self.add_partial(acc, flag, split, issuer, m0, n0, tid, wg_row)
+                    self.add_partial(acc, flag, split, issuer, m0, n0, tid)
                     last = nvasync.SplitKLastOp(ir.IntegerType.get_signless(1), flag, issuer, self.count_cell,
                                                 splits=s.split_k).last
                     with if_then(last):             # on the workspace alone: its partial is in it too
@@ -522,29 +553,21 @@ class _KernelBuilder:
                         nvasync.SplitKWaitOp(flag, issuer, splits=s.split_k)
                         self.finish_split_tile(acc, issuer, m0, n0, tid, wg_row)
                     with rest:
-                        self.add_partial(acc, flag, split, issuer, m0, n0, tid, wg_row)
+                        self.add_partial(acc, flag, split, issuer, m0, n0, tid)
             scf.YieldOp([])
 
-    def add_partial(self, acc, flag, split, issuer, m0, n0, tid, wg_row):
-        """Split `split`'s accumulator into the partial boxes, marked to be added into the workspace."""
+    def add_partial(self, acc, flag, split, issuer, m0, n0, tid):
+        """Split `split`'s accumulator into the partial tile, marked to be added into the workspace
+        (its slot's slabs of the tile's rows, `workspace_slab`)."""
         s = self.s
-        self.epilogue(self.partial_values(acc), ["f32"], [self.partial_boxes], to_index(m0), to_index(n0), tid,
-                      wg_row)
-        with if_then(issuer):      # one run of marks (adjacent, one split value): fuser-tma-reduce-store's unit
-            cols, split_i32 = s.out_box_cols("f32"), to_i32(split)
-            columns = [arith.addi(n0, i32(b * cols)) for b in range(len(self.partial_boxes))]
-            row = arith.addi(to_i32(self.slot_rows(split)), m0)
-            for box, column in zip(self.partial_boxes, columns):
-                nvasync.SplitKStoreOp(self.scratch["workspace", "tensormap"], box, flag, split_i32, [row, column],
-                                      mode=s.split_k_mode)
-
-    def slot_rows(self, split):
-        """The workspace's first row for split `split`'s partial: slots mode gives each split a slot
-        of whole tile rows (a tail tile's rows beyond M land in its own slot's padding); the other
-        modes add every split into the same rows."""
-        if self.s.split_k_mode != "slots":
-            return index(0)
-        return arith.muli(split, arith.muli(self.tiles_m, index(self.s.block_m)))
+        self.stage_partial(acc, tid)
+        with if_then(issuer):      # one mark: fuser-tma-reduce-store's unit
+            slot = arith.divui(n0, i32(s.block_n))
+            if s.split_k_mode == "slots":
+                slot = arith.addi(arith.muli(slot, i32(s.split_k)), to_i32(split))
+            row = arith.muli(arith.divui(m0, i32(SLAB_ROWS)), i32(s.slab_rows))
+            nvasync.SplitKStoreOp(self.scratch["workspace", "tensormap"], self.partial, flag, to_i32(split),
+                                  [slot, row, i32(0)], mode=s.split_k_mode)
 
     def finish_split_tile(self, acc, issuer, m0, n0, tid, wg_row):
         """The last split: the epilogue on `acc` plus the workspace tile's fragment (acc None: the
@@ -552,12 +575,12 @@ class _KernelBuilder:
         launch."""
         s = self.s
         m0_, n0_ = to_index(m0), to_index(n0)
-        row_stride = arith.muli(self.tiles_n, index(s.block_n))
-        total = self.workspace_fragment(m0_, n0_, tid, wg_row, row_stride)
+        inside, slot_start = self.workspace_slab(m0_, n0_, tid)
+        total = self.workspace_fragment(inside, slot_start)
         if acc is not None:
             total = arith.addf(acc, total)
         if s.split_k_mode == "atomic":
-            self.clear_workspace(m0_, n0_, tid, wg_row, row_stride)
+            self.clear_workspace(inside, slot_start)
         self.epilogue(self.fused_values(total), s.out_dtypes, self.out_boxes, m0_, n0_, tid, wg_row)
         self.store_outputs(issuer, m0, n0)
 
@@ -585,6 +608,8 @@ def _zeros(vector_type):
     return arith.constant(vector_type, ir.DenseElementsAttr.get_splat(vector_type, zero))
 
 
-def _elements(acc, first):
-    """Accumulator fragment elements first and first + 1 (a dynamic position, folded once unrolled)."""
-    return [vector.extract(acc, [arith.addi(first, index(e))], [ir.ShapedType.get_dynamic_size()]) for e in range(2)]
+def _elements(acc, first, count=2):
+    """Accumulator fragment elements first .. first + count - 1 (a dynamic position, folded once
+    unrolled)."""
+    return [vector.extract(acc, [arith.addi(first, index(e))], [ir.ShapedType.get_dynamic_size()])
+            for e in range(count)]

@@ -1,12 +1,13 @@
 // The matmul scheduler on a skinny linear (M = 64, N = 2112, K = 7168): 64-row tiles, one consumer
 // warpgroup (block 128, 256 with the producer warpgroup the pipelining pass adds), 128-wide tiles
-// in 7 splits (17 tiles x 7 = 119 units: one wave of 132 SMs).  The scheduler marks each split's
-// partial stores (4 boxes of 64 x 32 f32) and its arrival (atomic mode: the last split to arrive
-// runs the epilogue); the passes derive the rest: empty barriers counting the 4 consumer warps,
-// the partial's reduce-adds completed (wait without .read) before the issuing thread's arrival
-// (atom.acq_rel), the global proxy fence after it, the count handed on through an smem cell behind
-// the named barrier over the 128 consumers, the flag reset by the last split's issuer (a plain
-// store), and the others.
+// in 7 splits (17 tiles x 7 = 119 units: one wave of 132 SMs).  The scheduler stages each split's
+// f32 partial in the workspace's fragment order (16-byte stores, one box of 32 rows of 256 floats),
+// marks its store and its arrival (atomic mode: the last split to arrive runs the epilogue, reading
+// the sum with 16-byte loads and clearing it with 16-byte stores); the passes derive the rest:
+// empty barriers counting the 4 consumer warps, the partial's reduce-add completed (wait without
+// .read) before the issuing thread's arrival (atom.acq_rel), the global proxy fence after it, the
+// count handed on through an smem cell behind the named barrier over the 128 consumers, the flag
+// reset by the last split's issuer (a plain store), and the others.
 // RUN: fuser-opt %s -p fuser-schedule | FileCheck %s --check-prefix=KERNEL
 // RUN: fuser-opt %s -p fuser-verify-dialects -p fuser-schedule -p fuser-tma-reduce-store -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s --check-prefix=SYNCED
 // RUN: fuser-opt %s --emit=ptx -o %t.ptx
@@ -26,7 +27,9 @@ func.func @skinny_linear(%x: tensor<64x7168xbf16>, %w: tensor<2112x7168xbf16>) -
 // KERNEL-NOT: barrier
 // KERNEL: "nvasync.wgmma"({{.*}}) -> vector<64xf32>
 // KERNEL: nvasync.pipeline = {consumer_regs = 232 : i64, mode = "warp_specialized", producer_regs = 40 : i64, stages = 6 : i64}
-// KERNEL-COUNT-4: "nvasync.split_k_store"({{.*}}) {mode = "atomic"} : (!llvm.ptr, memref<64x32xf32
+// KERNEL: vector.store {{.*}} : memref<1x32x256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// KERNEL: "nvasync.split_k_store"({{.*}}) {mode = "atomic"} : (!llvm.ptr, memref<1x32x256xf32
+// KERNEL-NOT: split_k_store
 // KERNEL: "nvasync.split_k_last"(%{{.*}}, %{{.*}}, %{{.*}}) {splits = 7 : i32}
 // KERNEL-NOT: fence
 // KERNEL: gpu.return
@@ -37,7 +40,8 @@ func.func @skinny_linear(%x: tensor<64x7168xbf16>, %w: tensor<2112x7168xbf16>) -
 // SYNCED: "nvasync.setmaxnreg"() {action = "dec", regs = 40 : i32}
 // SYNCED: "nvasync.setmaxnreg"() {action = "inc", regs = 232 : i32}
 // SYNCED: "nvasync.named_barrier"() {fuser.derived = "RAW: vector.store -> nvasync.tma_reduce", id = 1 : i32, threads = 128 : i32}
-// SYNCED-COUNT-4: "nvasync.tma_reduce"({{.*}}) {fuser.split_k = "atomic", kind = "add"}
+// SYNCED: "nvasync.tma_reduce"({{.*}}) {fuser.split_k = "atomic", kind = "add"}
+// SYNCED-NOT: "nvasync.tma_reduce"
 // SYNCED: "nvasync.bulk_wait"() {fuser.derived = "global writes of {{.*}} complete before nvasync.arrive_flag", pending = 0 : i32, read = false}
 // SYNCED-NEXT: %[[OLD:.*]] = "nvasync.arrive_flag"(%[[FLAG:.*]], %{{.*}}) {for_group = true, fuser.split_k = "last"}
 // SYNCED-NEXT: "nvasync.fence_proxy_async"() {fuser.derived = "acquire -> async-proxy global writes: nvasync.arrive_flag -> {{.*}}", space = "global"}
@@ -53,9 +57,12 @@ func.func @skinny_linear(%x: tensor<64x7168xbf16>, %w: tensor<2112x7168xbf16>) -
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-NOT: ld.acquire
 // PTX: bar.sync{{[[:space:]]+}}1, 128;
-// PTX: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group
+// PTX-COUNT-16: st.shared.v4.b32
+// PTX: cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group
 // PTX: cp.async.bulk.wait_group{{[[:space:]]+}}0;
 // PTX: atom.acq_rel.gpu.global.add.u32
 // PTX: fence.proxy.async.global;
 // PTX: st.relaxed.gpu.global.b32 [%rd{{[0-9]+}}], 0;
+// PTX-COUNT-16: ld.global.v4.b32
+// PTX-COUNT-16: st.global.v4.b32
 // PTX-NOT: red.release
