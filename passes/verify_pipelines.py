@@ -38,7 +38,8 @@ branch around protocol ops is a *trip parameter*, bound in turn to every trip co
 A branch on a uniform condition that no trip parameter decides (a split-K tile's last split) makes
 the condition itself a parameter, explored both ways -- also when it depends on a value read from
 shared memory at constant indices (one thread handing its group a count: every thread reads the
-same write).  The copies of a value that warp roles compute in their own loop nests
+same write); both its sides are searched for parameters.  At most 3 trip parameters and 2 such
+conditions are explored.  The copies of a value that warp roles compute in their own loop nests
 (fuser-pipeline-mbarriers clones what trip counts need) are one parameter.  Anything else the
 protocol depends on is reported as undecidable, and so is a loop around it whose step is below 1
 or whose trip count (a constant) passes MAX_TRIPS.  It shares no code with fuser-pipeline-mbarriers.
@@ -63,7 +64,8 @@ PROTOCOL_OPS = ("nvasync.mbarrier_init", "nvasync.mbarrier_arrive", "nvasync.mba
 MBARRIER_PROTOCOL = 8   # PROTOCOL_OPS[:8] touch mbarriers
 CLUSTER = -2            # the barrier "id" of a cluster_sync event
 WARP_SYNC = -1          # the barrier "id" of a warp_sync event
-MAX_EXPLORED_PARAMETERS = 3
+MAX_EXPLORED_PARAMETERS = 3     # integer trip parameters (trip counts 0..2S+1 each) ...
+MAX_EXPLORED_BRANCHES = 2       # ... and branch conditions (both ways each)
 MAX_TRIPS = 1 << 16     # iterations of one loop run by the interpreter (a constant trip count beyond: undecidable)
 NESTED_TRIPS = 3        # with two trip parameters, all but one stay within 0..3 (the traces grow as their product)
 
@@ -170,16 +172,21 @@ def _explorations(func):
         copies = parameters.setdefault(_parameter_key(p), [])
         if p not in copies:
             copies.append(p)
-    if len(parameters) > MAX_EXPLORED_PARAMETERS:
-        raise ProtocolError(func, f"the protocol depends on {len(parameters)} uniform values; at most "
-                                  f"{MAX_EXPLORED_PARAMETERS} are explored")
+    branches = [_is_condition(copies[0]) for copies in parameters.values()]
+    if len(branches) - sum(branches) > MAX_EXPLORED_PARAMETERS or sum(branches) > MAX_EXPLORED_BRANCHES:
+        raise ProtocolError(func, f"the protocol depends on {len(branches) - sum(branches)} uniform values and "
+                                  f"{sum(branches)} uniform branch conditions; at most {MAX_EXPLORED_PARAMETERS} "
+                                  f"and {MAX_EXPLORED_BRANCHES} are explored")
     counts = range(0, 2 * _max_stages(func) + 2)
-    ranges = [(0, 1) if isinstance(copies[0].type, ir.IntegerType) and ir.IntegerType(copies[0].type).width == 1
-              else counts for copies in parameters.values()]
+    ranges = [(0, 1) if branch else counts for branch in branches]
     for values in itertools.product(*ranges):
         if sum(v > NESTED_TRIPS for v in values) <= 1:
             bindings = {copy: v for copies, v in zip(parameters.values(), values) for copy in copies}
             yield classes, bindings, "trip count " + "/".join(map(str, values))
+
+
+def _is_condition(value) -> bool:
+    return isinstance(value.type, ir.IntegerType) and ir.IntegerType(value.type).width == 1
 
 
 def _parameter_key(value, depth=0):
@@ -444,8 +451,12 @@ class _Interpreter:
             self.emit(op)
         elif kind == "if":
             condition, regions = needs
-            for block in regions[0 if self.decide(condition, branch=True) else 1]:
-                self.run_block(block)
+            taken = self.decide(condition, branch=True)
+            # Collecting, a branch that no value decides yet is explored both ways: each side may
+            # hold protocol that depends on values of its own.
+            for region in ((0, 1) if self.collecting and self.known(condition) is None else (0 if taken else 1,)):
+                for block in regions[region]:
+                    self.run_block(block)
         elif kind == "for":
             lower, upper, step, inits, iv, iter_args, body, yielded, results = needs
             lower, upper, step = self.decide(lower), self.decide(upper), self.decide(step)
