@@ -413,6 +413,10 @@ class _Pipeline:
                 raise PipelineError(touched[value], "a pipelined loop's load writes an smem buffer the kernel "
                                                     "also uses outside the loop; each stage needs its own")
             del touched[value]
+        unstaged = next((load for load in self.loads if load.operands[1] not in touched), None)
+        if unstaged is not None:        # e.g. a buffer made in the body: one memory, remade each iteration
+            raise PipelineError(unstaged, "a pipelined loop's load writes an smem buffer that is not an "
+                                          "nvasync.smem_buffer made before the loop; each stage needs its own copy")
         everything = []
         self.func.walk(lambda op: everything.append(op) or ir.WalkResult.ADVANCE
                        if op.name == "nvasync.smem_buffer" else ir.WalkResult.ADVANCE)

@@ -497,3 +497,22 @@ gpu.module @kernels {
   }
 }
 }
+
+// -----
+
+// the load's buffer is made inside the loop: no stage copies can be made of it
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  gpu.func @k(%d: !llvm.ptr, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    scf.for %i = %c0 to %n step %c1 {
+      %buf = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<32x32xf32, #gpu.address_space<workgroup>>
+      // expected-error @below {{a pipelined loop's load writes an smem buffer that is not an nvasync.smem_buffer made before the loop}}
+      "nvasync.pipeline_load"(%d, %buf, %c0_i32, %c0_i32) {role = "a"} : (!llvm.ptr, memref<32x32xf32, #gpu.address_space<workgroup>>, i32, i32) -> ()
+    } {nvasync.pipeline = {stages = 2 : i64, mode = "pipelined"}}
+    gpu.return
+  }
+}
+}
