@@ -411,20 +411,23 @@ class _KernelBuilder:
         (0 but in slots mode).  The workspace (matmul.py's `workspace_shape`) holds per tile column
         and slot the 16-row slabs of M's rows, each a warp's fragment in lane order; a slab past M
         is never stored."""
-        s = self.s
         slabs = arith.ceildivui(self.m, index(SLAB_ROWS))
         slab = arith.addi(arith.divui(m0, index(SLAB_ROWS)), arith.divui(tid, index(32)))
-        slots = s.split_k if s.split_k_mode == "slots" else 1
-        column = arith.muli(arith.divui(n0, index(s.block_n)), index(slots))
         lane_offset = arith.muli(arith.remui(tid, index(32)), index(4))
 
         def slot_start(slot):
-            first = arith.muli(arith.addi(arith.muli(arith.addi(column, slot), slabs), slab),
-                               index(SLAB_ROWS * s.block_n))
+            first = arith.muli(arith.addi(arith.muli(self.workspace_column(n0, slot), slabs), slab),
+                               index(SLAB_ROWS * self.s.block_n))
             offset = arith.index_cast(ir.IntegerType.get_signless(64), arith.addi(first, lane_offset))
             return gep(self.scratch["workspace", "pointer"], offset, "f32")
 
         return arith.cmpi(arith.CmpIPredicate.ult, slab, slabs), slot_start
+
+    def workspace_column(self, n0, slot):
+        """The workspace's outermost coordinate of the tile at column n0 (index values): its tile
+        column's, and in slots mode slot `slot` of that column's."""
+        slots = self.s.split_k if self.s.split_k_mode == "slots" else 1
+        return arith.addi(arith.muli(arith.divui(n0, index(self.s.block_n)), index(slots)), slot)
 
     def workspace_fragment(self, inside, slot_start):
         """This thread's accumulator fragment of the workspace tile: the splits' partials added
@@ -562,12 +565,10 @@ class _KernelBuilder:
         s = self.s
         self.stage_partial(acc, tid)
         with if_then(issuer):      # one mark: fuser-tma-reduce-store's unit
-            slot = arith.divui(n0, i32(s.block_n))
-            if s.split_k_mode == "slots":
-                slot = arith.addi(arith.muli(slot, i32(s.split_k)), to_i32(split))
+            column = to_i32(self.workspace_column(to_index(n0), split if s.split_k_mode == "slots" else index(0)))
             row = arith.muli(arith.divui(m0, i32(SLAB_ROWS)), i32(s.slab_rows))
             nvasync.SplitKStoreOp(self.scratch["workspace", "tensormap"], self.partial, flag, to_i32(split),
-                                  [slot, row, i32(0)], mode=s.split_k_mode)
+                                  [column, row, i32(0)], mode=s.split_k_mode)
 
     def finish_split_tile(self, acc, issuer, m0, n0, tid, wg_row):
         """The last split: the epilogue on `acc` plus the workspace tile's fragment (acc None: the

@@ -107,8 +107,8 @@ CASES += [
 ]
 
 # 160-wide tiles: bf16 output boxes of 32 columns in 64-byte swizzle (f32 ones keep 128-byte rows),
-# a ragged last tile column (600 = 3.75 x 160), several tiles per CTA, split-K's 32-column workspace
-# boxes in both modes.
+# a ragged last tile column (600 = 3.75 x 160), several tiles per CTA, split-K partials of 160-wide
+# tiles (10 workspace rows of 256 floats a slab) in both modes.
 for name, kind, (m, n, k), schedule in [
         ("bn160-bias-gelu-ragged", "bias-gelu", (333, 600, 200), {"split_k": 1}),
         ("bn160-two-outputs-waves", "two-outputs", SHAPES["waves"], {}),
