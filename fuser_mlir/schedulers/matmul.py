@@ -65,6 +65,13 @@ naming block_m 128 leaves every decision to it.  At M = 128, 128-row tiles in as
 a wave holds ran slower than the heuristic's 64-row ones (two runs): 128 x 1024 x 16384 25.5-26.0
 us in 16 splits against 22.8-26.3, 128 x 2112 x 7168 24.0-24.1 in 7 against 21.7-22.1,
 128 x 2048 x 32768 60.0-60.2 in 8 against 58.9-59.2; 64 x 160 tiles in 4 splits tied at 2112.
+Again with the fragment-order workspace (H100, event-timed as the skinny table, atomic, three
+rounds, one probe run): 128 x 1024 x 16384 in 64 x 128 tiles, 8 splits, 22.1-23.4 us against
+24.9-31.4 for 128 x 128 in 16, 64 x 192 in 11, 64 x 256 in 16 and 128 x 256 in 32; 128 x 2112 x
+7168 (3 splits) 20.8-20.9 against 21.7-25.2 for 64 x 176 in 5, 128 x 128 in 7, 128 x 176 in 11
+and 64 x 256 in 7; 64 x 2112 x 7168 (7 splits) 19.6 against 20.6 (64 x 176 in 11) and 23.0
+(64 x 256 in 14).  cuBLAS took 20.4-21.3, 18.7-19.6 and 17.9-18.8: its lead at M = 128 is not
+the tile choice.
 `fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "block_m": 64, "stages": 4,
 "group_m": 4, "split_k": 8, "split_k_mode": "deterministic"})` overrides any of them; the others
 are the heuristic's choice under those given.  `cluster_m: 2` runs the CTAs in clusters of 2 on
