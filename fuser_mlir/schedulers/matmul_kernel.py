@@ -439,11 +439,13 @@ class _KernelBuilder:
         Decision: the workspace in fragment order.  It was row-major [M, N] (TMA boxes like the
         outputs'), read at the fragment's places: each warp load covered 8 rows, 8 lines for 256
         bytes, about 32 B/clk an SM -- ~0.5 us a 64 x 128 slot.  Measured against it (Nsight
-        Compute, the tools/ncu_matmul.py --skinny rows, alternating, two rounds each, one H200):
-        faster in every mode on every row but one within noise; atomic 64 x 2112 x 7168 15.1 us
-        against 16.0-16.2, 64 x 1024 x 16384 16.1-16.2 against 16.8, 128 x 7168 x 16384 in 8
-        splits 106-110 against 113-117; slots 16.7-17.1 against 19.1-19.2, 20.7 against
-        24.9-25.1 (16 slots), 146-150 against 166-168; deterministic 0.3-1.1 us faster.
+        Compute, the tools/ncu_matmul.py --skinny rows, alternating, two rounds each).  H100:
+        slots faster on all 12 rows (0.4-15.3 us), atomic on 10 (up to 7.2 us), deterministic on
+        9 (up to 3.8 us), the other cells +0.0 to +0.9 us, the unchanged unsplit kernel's spread
+        between the rounds; the heuristic 64 x 2112 x 7168 18.5-18.6 us against 19.3, 64 x 1024 x
+        16384 19.6-19.7 against 20.4-20.5.  H200: every mode faster on every row (means);
+        atomic 64 x 2112 x 7168 15.1 us against 16.0-16.2, slots 16.7-17.1 against 19.1-19.2
+        and at 16 slots 20.7 against 24.9-25.1.
         Slots in a loop over the slots: every slot unrolled spilled; two slots an iteration
         spilled at odd counts and ran within 1 us of this either way (H100, row-major layout)."""
         f32x4 = ir.VectorType.get([4], ir.F32Type.get())
