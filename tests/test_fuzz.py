@@ -127,8 +127,8 @@ def mutate_kernel(source: str, rng: random.Random, pool: list[bytes]) -> str:
 
 
 def fuzz_passes(seed: int, cases: int) -> None:
-    """The child: run the cases, printing `case i: file options mutation` before each and `BUG
-    case i: ...` for each failure (main of a `python -c`)."""
+    """The child: run the cases, printing `case i: file options` before each and `BUG case i:
+    ...` for each failure (main of a `python -c`)."""
     from fuser_mlir.tools import fuser_opt
 
     def give_up(*_):
