@@ -133,6 +133,24 @@ bias+gelu 1.032x / 1.006x, silu(y) * gate 1.059x / 1.017x, residual add 1.037x /
 register budget (this kernel at 88 / 208 ran as fast).  And the epilogue it moves costs little:
 1.6 and 5.5 us over the plain GEMM with the operand's load taken away (above).  The pass support
 (`nvasync.offload`, lit_tests/pipeline/offload.mlir) stays.
+What the epilogue costs, and why not pingpong (probes, not committed: this kernel with parts of
+its epilogue behind a branch never taken; H200, Nsight Compute at boost clocks, medians of 3
+launches, two alternating rounds).  The plain GEMM took 178.3 us at 4096^3, 174.9 without its TMA
+stores and 171.6 without any epilogue (cuBLAS 174.8); 1681 / 1674 / 1649 at 8192 x 10240 x 8192
+(cuBLAS 1675); 1345 / 1338 / 1320 at 8192^3 (cuBLAS 1357).  So the epilogue is all of the gap to
+cuBLAS, and the smem writes (cvt, stores, the two barriers) cost more than the TMA stores at the
+larger shapes.  Hiding it behind wgmmas needs a consumer that is not busy: CUTLASS's pingpong,
+each consumer warpgroup a 64 x 256 tile of its own, the two alternating.  Its premise fails here.
+One consumer warpgroup on 64 x 256 tiles (block_m 64, 4 stages, no epilogue) ran 233.5 us at
+4096^3 and 1803 at 8192^3.  With the K loop's per-stage wgmma waits removed from its PTX (racy;
+ptxas then waits once a round), it ran 193.5 / 1543.  The two-warpgroup kernel ran 173.6 / 1348
+in the same run, so one warpgroup's K loop takes 1.11x / 1.14x as long.  That is more than the
+plain GEMM's epilogue costs (1.04x / 1.02x); only the costliest epilogue might gain, bias+gelu at
+4096^3 (197 us on another H200: 1.15x; 1.09x at 8192 x 10240 x 8192).  Nor storing each output box as soon as its columns are written (a
+fence and barrier per box, the stores overlapping the later boxes' writes; H200, same method):
+plain within 0.5 %, bias+gelu 2.3 % slower at 4096^3 (201-204 us against 196-198) and 0.8 % at
+8192 x 10240 x 8192, silu(y) * gate the same at 4096^3 and 1.2 % faster at 8192 x 10240 x 8192,
+residual add 0.5-0.7 % slower.
 
 Clusters (cluster_m = 2): the CTAs of a cluster take adjacent tile rows of one tile column (a
 cluster's work unit is a tile of cluster_m x block_m rows in the grouped order, over
