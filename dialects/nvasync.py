@@ -157,6 +157,14 @@ OPS = [
         "(space: shared::cta | shared::cluster | global | all).",
         attrs=[Attr("space", "str", "shared::cta")],
         semantics=_SYNC, ptx="fence.proxy.async{.shared::cta|.shared::cluster|.global|}"),
+    _op("grid_dependency_wait", "Wait until the grids this kernel depends on (the kernel before it in its "
+        "stream, when the launch let this one start early: programmatic dependent launch) have completed "
+        "and their memory operations are visible to this thread; at once otherwise.",
+        semantics=_SYNC, ptx="griddepcontrol.wait"),
+    _op("launch_dependents", "Let the kernel after this one in its stream, launched as its programmatic "
+        "dependent, start once every CTA of this grid has run this op or exited (it still waits, "
+        "`grid_dependency_wait`, for this grid to complete before it touches memory).",
+        semantics=_SYNC, ptx="griddepcontrol.launch_dependents"),
     _op("fence_mbarrier_init", "Make mbarrier initialisation visible to the async proxy/cluster.",
         semantics=_SYNC, ptx="fence.mbarrier_init.release.cluster"),
     _op("cluster_rank", "This CTA's rank in its cluster (the kernel's `nvvm.cluster_dim`).",

@@ -236,9 +236,11 @@ def _build(fd: Fusion, scheduler, params, target: TargetOptions, key: str) -> ar
 
 
 def kernel_launch(module, entry: str) -> dict:
-    """{"block", "dynamic_smem"} of kernel `entry` as the passes left it: its
-    `gpu.known_block_size`, and the end of its highest `nvasync.smem_buffer` (data tiles and
-    mbarriers alike: every shared-memory byte is such a view of the one dynamic allocation)."""
+    """{"block", "dynamic_smem", "dependent_launch"} of kernel `entry` as the passes left it: its
+    `gpu.known_block_size`, the end of its highest `nvasync.smem_buffer` (data tiles and
+    mbarriers alike: every shared-memory byte is such a view of the one dynamic allocation), and
+    whether it waits for the previous kernel in the stream itself (fuser-grid-dependency), so
+    the runtime may launch it before that one ends."""
     from mlir import ir
 
     from .passes.smem_model import block_dims, kernels, memref_bytes
@@ -252,4 +254,7 @@ def kernel_launch(module, entry: str) -> dict:
     ends = [0]
     funcs[0].walk(lambda op: ends.append(op.attributes["offset"].value + memref_bytes(op.results[0].type))
                   or ir.WalkResult.ADVANCE if op.name == "nvasync.smem_buffer" else ir.WalkResult.ADVANCE)
-    return {"block": list(block), "dynamic_smem": max(ends)}
+    waits = []
+    funcs[0].walk(lambda op: waits.append(op) or ir.WalkResult.INTERRUPT
+                  if op.name == "nvasync.grid_dependency_wait" else ir.WalkResult.ADVANCE)
+    return {"block": list(block), "dynamic_smem": max(ends), "dependent_launch": bool(waits)}

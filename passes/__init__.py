@@ -30,6 +30,7 @@ PASSES = {p.name: p for p in (
     PassInfo("fuser-schedule", "schedule"),
     PassInfo("fuser-tma-reduce-store", "tma_reduce_store"),
     PassInfo("fuser-pipeline-mbarriers", "pipeline_mbarriers"),
+    PassInfo("fuser-grid-dependency", "grid_dependency"),
     PassInfo("fuser-insert-syncs", "insert_syncs"),
     PassInfo("fuser-insert-proxy-fences", "insert_proxy_fences"),
     PassInfo("fuser-flush-wgmma", "flush_wgmma"),

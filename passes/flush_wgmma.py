@@ -35,7 +35,7 @@ from mlir import ir
 
 from ..dialects import nvasync
 from .insert_syncs import BARRIERS, describe, mark
-from .smem_model import accesses, accumulator_readers, kernels, op_key
+from .smem_model import accesses, accumulator_readers, first_nested, kernels, op_key
 from .sync_paths import invalidate
 
 TERMINATORS = ("scf.yield", "gpu.yield", "gpu.return")
@@ -67,16 +67,7 @@ class _Flusher:
         self.operands_rewritten = operands_rewritten
 
     def contains(self, op, predicate) -> bool:
-        found = []
-
-        def visit(inner):
-            if predicate(inner):
-                found.append(inner)
-                return ir.WalkResult.INTERRUPT
-            return ir.WalkResult.ADVANCE
-
-        op.walk(visit)
-        return bool(found)
+        return first_nested(op, predicate) is not None
 
     def transparent(self, op) -> bool:
         """Address arithmetic between two wgmma (the next k-slice's subview, its index math):

@@ -352,6 +352,12 @@ class _FunctionLowering:
         nvvm.FenceProxyOp(ir.Attribute.parse(f"#nvvm.proxy_kind<{kind}>"),
                           space=ir.Attribute.parse(f"#nvvm.shared_space<{space}>") if space else None)
 
+    def _grid_dependency_wait(self, view):
+        nvvm.griddepcontrol(nvvm.GridDepActionKind.wait)
+
+    def _launch_dependents(self, view):
+        nvvm.griddepcontrol(nvvm.GridDepActionKind.launch_dependents)
+
     def _fence_mbarrier_init(self, view):
         nvvm.FenceMbarrierInitOp()
 

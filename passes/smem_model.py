@@ -129,6 +129,47 @@ def is_smem(value) -> bool:
     return isinstance(value.type, ir.MemRefType) and str(value.type.memory_space) == "#gpu.address_space<workgroup>"
 
 
+GLOBAL_OPERAND_KINDS = ("ptr", "global_ptr")     # nvasync operands naming global memory: a TMA descriptor, an address
+LLVM_MEMORY_OPS = {"llvm.load": 0, "llvm.store": 1, "llvm.atomicrmw": 0, "llvm.cmpxchg": 0}   # -> pointer operand
+UNKNOWN_EFFECT_OPS = ("llvm.call", "func.call", "gpu.printf", "llvm.inline_asm")
+
+
+def accesses_global(op) -> bool:
+    """May `op` itself (not the ops of its regions) read or write global memory?  An nvasync op
+    with a TMA descriptor or global address operand; an llvm load, store or atomic through a
+    pointer outside shared memory (address space 3); a memref/vector access of a memref outside
+    shared memory; a call or inline assembly (effects unknown)."""
+    op = op_key(op)
+    name = op.name
+    if name.startswith("nvasync."):
+        opdef = nvasync.OPS_BY_NAME.get(name.partition(".")[2])
+        return opdef is not None and any(o.kind in GLOBAL_OPERAND_KINDS for o in opdef.operands)
+    if name in LLVM_MEMORY_OPS:
+        return str(op.operands[LLVM_MEMORY_OPS[name]].type) != "!llvm.ptr<3>"
+    if name in GENERIC_ACCESS:
+        return not is_smem(op.operands[GENERIC_ACCESS[name][1]])
+    return name in UNKNOWN_EFFECT_OPS
+
+
+def first_nested(op, predicate):
+    """The first op, `op` itself or one in its regions (pre-order), for which `predicate` holds, or None."""
+    found = []
+
+    def visit(inner):
+        if predicate(inner):
+            found.append(inner)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    op_key(op).walk(visit, ir.WalkOrder.PRE_ORDER)
+    return op_key(found[0]) if found else None
+
+
+def first_global_access(op):
+    """The first op in `op` and its regions (pre-order) that may access global memory, or None."""
+    return first_nested(op, accesses_global)
+
+
 def parent_ops(op):
     """Enclosing operations, innermost first, up to (excluding) the gpu.func."""
     chain = []

@@ -39,7 +39,9 @@ threads, a barrier -- a cluster barrier where peer CTAs use the word too (a remo
 multicast load), as between those uses and the word's inval or the kernel's exit; TMA stores ->
 kernel exit: a covering `wait_group.read`; a store into a peer CTA's shared memory (`store_peer`)
 <-> any access of that buffer, and -> kernel exit: a cluster barrier (`cluster_sync`, every
-thread of the cluster, in the kernel's top-level block).
+thread of the cluster, in the kernel's top-level block); a kernel holding `grid_dependency_wait`
+(launched to overlap the kernel before it in the stream): that one wait in its top-level block,
+no global access before it.
 
 Barriers: a barrier counts only where it names exactly the threads that reach it (smem_model
 `barrier_problem`), and orders A before B only when those include A's and B's threads.  Each
@@ -62,10 +64,11 @@ from fuser_mlir.diagnostics import file_location
 
 from .smem_model import (ACQUIRES, CLUSTER_BARRIERS, CLUSTER_SYNC, FENCE_SPACES_COVERING_CTA_SMEM, RELEASES,
                          TMA_LOADS, Access, accesses, accumulator_readers, barrier_orders, barrier_problem, block_key,
-                         byte_range, group_acquires, is_divergent, linear, mbarrier_relays, op_key, reset_memo,
-                         same_thread_mapping, structural_key, threads_of)
+                         byte_range, first_global_access, group_acquires, is_divergent, linear, mbarrier_relays,
+                         op_key, reset_memo, same_thread_mapping, structural_key, threads_of)
 
 BARRIER_OPS = ("nvasync.sync_threads", "nvasync.named_barrier", *CLUSTER_BARRIERS)
+GRID_DEPENDENCY_WAIT = "nvasync.grid_dependency_wait"
 
 
 @dataclass
@@ -95,6 +98,31 @@ def run(module_op, pass_) -> None:
     module_op.walk(visit, ir.WalkOrder.PRE_ORDER)
     if failed:
         pass_.signal_pass_failure()
+
+
+# --- the previous kernel in the stream --------------------------------------------------------------
+
+def _check_grid_dependency(func) -> list:
+    """A kernel holding `grid_dependency_wait` is launched as a programmatic dependent (it may run
+    while the kernel before it does): its one wait sits in the kernel's top-level block (every
+    thread runs it) and no op before it there may access global memory."""
+    body = list(func.regions[0].blocks[0].operations)
+    waits = []
+    func.walk(lambda op: waits.append(op_key(op)) or ir.WalkResult.ADVANCE
+              if op.name == GRID_DEPENDENCY_WAIT else ir.WalkResult.ADVANCE)
+    if not waits:
+        return []
+    if len(waits) > 1 or waits[0] not in [op_key(op) for op in body]:
+        return [(waits[0], waits[-1], "a kernel launched as a programmatic dependent needs exactly one "
+                                      f"{GRID_DEPENDENCY_WAIT}, in its top-level block: every thread waits")]
+    for op in body:
+        if op_key(op) == waits[0]:
+            return []
+        early = first_global_access(op)
+        if early is not None:
+            return [(early, waits[0], f"{_name(early)} may access global memory before {GRID_DEPENDENCY_WAIT}: "
+                                      "the previous kernel in the stream may still be running")]
+    return []
 
 
 # --- the trace ------------------------------------------------------------------------------------
@@ -227,6 +255,7 @@ def verify_function(func):
     problems += _check_mbarrier_protocol(trace)
     problems += _check_wgmma(trace, func)
     problems += _check_cross_role(trace)
+    problems += _check_grid_dependency(func)
     unique, seen = [], set()
     for a, b, m in problems:
         key = (op_key(a), op_key(b), m.split(":")[0])

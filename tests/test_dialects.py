@@ -55,6 +55,8 @@ def build_every_nvasync_op():
         c0 = arith.constant(ir.IndexType.get(), 0)
         zero = arith.constant(ir.IntegerType.get_signless(32), 0)
         elected = nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected
+        nvasync.LaunchDependentsOp()
+        nvasync.GridDependencyWaitOp()
         nvasync.MbarrierInitOp(bars, c0, count=1)
         nvasync.FenceMbarrierInitOp()
         nvasync.SyncThreadsOp()

@@ -238,6 +238,27 @@ def test_prepared_launch_passes_cudas_launch_config(monkeypatch):
     assert [c[0] for c in fake.configs] == [expected(s) for s in (0, 0x1234560, 0x1234560, 0)]
 
 
+def test_a_dependent_launch_passes_cudas_launch_attribute(monkeypatch):
+    """A kernel launched as a programmatic dependent (fuser-grid-dependency) hands cuLaunchKernelEx
+    one CUlaunchAttribute, byte for byte as cuda-python builds
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 1, from the config's attrs."""
+    from cuda.bindings import driver as cu
+
+    from fuser_mlir.runtime import driver
+
+    attribute = cu.CUlaunchAttribute()
+    attribute.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+    attribute.value.programmaticStreamSerializationAllowed = 1
+    fake = _RecordingLaunch()
+    monkeypatch.setattr(driver, "_libcuda", SimpleNamespace(launch_kernel_ex=fake))
+    launch = driver.PreparedLaunch(0xF00, 7, (384, 1, 1), 1000, 0xBA0, 0, dependent=True)
+    launch(0)
+    config = driver._LaunchConfig.from_buffer_copy(fake.configs[0][0])
+    assert config.num_attrs == 1
+    assert ctypes.string_at(config.attrs, ctypes.sizeof(driver._LaunchAttribute)) == \
+        ctypes.string_at(attribute.getPtr(), ctypes.sizeof(driver._LaunchAttribute))
+
+
 def test_a_thread_without_a_context_gets_the_devices_primary_one(monkeypatch):
     """The driver's current context is per thread: a thread that has not used CUDA yet launches
     into CUDA_ERROR_INVALID_CONTEXT.  The launch then makes the device's primary context current

@@ -12,7 +12,7 @@ import torch
 from test_signature import _misaligned, _variants
 
 from fuser_mlir.runtime import fastpath
-from fuser_mlir.runtime.driver import _LaunchConfig
+from fuser_mlir.runtime.driver import _LaunchAttribute, _LaunchConfig, launch_attributes
 from fuser_mlir.runtime.signature import signature_key
 
 LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
@@ -31,6 +31,7 @@ class Driver:
 
     def __init__(self, tensors: int, code: int = 0, encode_code: int = 0):
         self.launches, self.code, self.tensors = [], code, tensors
+        self.attributes = []            # per launch: (id, first value word) of each launch attribute
         self.fn = LAUNCH(self.launch)
         self.address = ctypes.cast(self.fn, ctypes.c_void_p).value
         self.encodes, self.encode_code = [], encode_code
@@ -50,15 +51,19 @@ class Driver:
         cells = [ctypes.c_uint64.from_address(params[k]).value for k in range(self.tensors)]
         scalar = ctypes.c_int32.from_address(params[self.tensors]).value
         self.launches.append((tuple(c.grid), tuple(c.block), c.shared_bytes, c.stream, function, cells, scalar))
+        self.attributes.append([(a.id, a.value[0]) for a in (_LaunchAttribute * c.num_attrs).from_address(c.attrs)]
+                               if c.num_attrs else [])
         return self.code
 
 
-def fast_launch(examples, templates, driver, device=lambda: 0, out_align=None, values=(), maps=(), bound=None):
+def fast_launch(examples, templates, driver, device=lambda: 0, out_align=None, values=(), maps=(), bound=None,
+                attributes=((), 0)):
     """A FastLaunch whose kernel takes one parameter per input and output, then one i32; its
     stores need `out_align` bytes (default 16) of each output's pointer; `values`: (input index,
     dtype, Python type) of the scalar inputs (None among the examples); `maps`: (tensor index,
     TensorMapSlot) of the tensors passed as TMA descriptors; the others pointers; `bound`: the
-    {bound, stream} cells of a launch with scratch buffers (launcher.Launcher.bound)."""
+    {bound, stream} cells of a launch with scratch buffers (launcher.Launcher.bound); `attributes`:
+    the launch's (CUlaunchAttribute array, count), driver.launch_attributes."""
     scalar = ctypes.c_int32(77)
     n = len(examples) + len(templates)
     params = (ctypes.c_void_p * (n + 1))(*([0] * n + [ctypes.addressof(scalar)]))
@@ -70,7 +75,9 @@ def fast_launch(examples, templates, driver, device=lambda: 0, out_align=None, v
                                [(j, j, dtype, kind) for j, dtype, kind in values],
                                [(j, j, *slot.encode_arguments()) for j, slot in maps], driver.address,
                                driver.encode_address, lambda d: STREAM, device,
-                               0 if bound is None else ctypes.addressof(bound), [scalar, params, maps, bound])
+                               0 if bound is None else ctypes.addressof(bound),
+                               ctypes.addressof(attributes[0]) if attributes[1] else 0, attributes[1],
+                               [scalar, params, maps, bound, attributes])
     return launch
 
 
@@ -85,6 +92,18 @@ def test_a_call_of_the_signature_launches_with_its_addresses_and_returns_fresh_o
         assert driver.launches[-1] == ((7, 1, 1), (128, 1, 1), 4096, STREAM, FUNCTION,
                                        [a.data_ptr(), b.data_ptr(), out.data_ptr()], 77)
     assert len(driver.launches) == 2
+
+
+@pytest.mark.parametrize("dependent", [True, False])
+def test_a_dependent_launch_hands_the_driver_programmatic_stream_serialization(dependent):
+    """A kernel that waits for the previous one itself (fuser-grid-dependency) is launched with
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (6) set; any other with no attribute."""
+    x = torch.randn(64, 32)
+    driver = Driver(2)
+    fast = fast_launch([x], [torch.empty(())], driver, attributes=launch_attributes(dependent))
+    for _ in range(2):
+        assert fast([torch.randn(64, 32)]) is not None
+    assert driver.attributes == [[(6, 1)] if dependent else []] * 2
 
 
 @pytest.mark.parametrize("base, other", list(itertools.product(_variants(), repeat=2)))

@@ -2,6 +2,7 @@
 each kind of input gets, the launch scalars, kernels that ptxas accepts for every mode and rank
 0-4 with no derived sync, cache keys that tell the modes apart, and `schedule=` overrides.
 (tests/gpu/test_strided.py runs the kernels on the H100.)"""
+import re
 import pytest
 import torch
 from mlir import ir
@@ -139,7 +140,9 @@ def test_kernel_assembles_without_sync_or_smem(name, ranks, inputs):
     params = compiled.params
     assert compiled.scheduler.name == "pointwise_strided" and params.rank == max(1, len(ranks) and ranks[0])
     ir_text, ptx = compiled.kernel_ir, compiled.ptx
-    assert "fuser.derived" not in ir_text and "nvasync." not in ir_text and "workgroup" not in ir_text
+    assert "fuser.derived" not in ir_text and "workgroup" not in ir_text
+    # No nvasync op but the wait for the previous kernel in the stream (fuser-grid-dependency).
+    assert set(re.findall(r'"(nvasync\.\w+)"', ir_text)) == {"nvasync.launch_dependents", "nvasync.grid_dependency_wait"}
     assert ".shared" not in ptx and "bar.sync" not in ptx and "cp.async" not in ptx
     wide = "ld.global.v4.b32" in ptx
     assert wide == ("vector" in params.in_modes and params.vector == 8), "16-byte loads exactly in vector mode"

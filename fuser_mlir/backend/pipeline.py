@@ -109,9 +109,9 @@ class PassPipeline:
 # Derive every barrier, fence and wait, then check the result independently.
 SYNC_PASSES = ["fuser-insert-syncs", "fuser-insert-proxy-fences", "fuser-flush-wgmma", "fuser-verify-syncs"]
 # Kernel IR with split-K marks and pipelined loops (nvasync.pipeline_load) -> their protocols,
-# derived pipelines and synchronization.
-DERIVE_PASSES = ["fuser-verify-dialects", "fuser-tma-reduce-store", "fuser-pipeline-mbarriers", *SYNC_PASSES,
-                 "fuser-verify-pipelines"]
+# derived pipelines, the wait for the previous kernel in the stream and synchronization.
+DERIVE_PASSES = ["fuser-verify-dialects", "fuser-tma-reduce-store", "fuser-pipeline-mbarriers",
+                 "fuser-grid-dependency", *SYNC_PASSES, "fuser-verify-pipelines"]
 # Fusion IR -> kernel IR, then as above.
 SCHEDULE_PASSES = ["fuser-verify-dialects", "fuser-schedule", *DERIVE_PASSES[1:]]
 

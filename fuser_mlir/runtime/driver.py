@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 from dataclasses import dataclass
 
 from ..diagnostics import FusionError
@@ -97,9 +98,31 @@ def checked(code: int, what: str) -> None:
 
 
 class _LaunchConfig(ctypes.Structure):
-    """CUlaunchConfig (cuda.h), without launch attributes."""
+    """CUlaunchConfig (cuda.h)."""
     _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared_bytes", ctypes.c_uint),
                 ("stream", ctypes.c_void_p), ("attrs", ctypes.c_void_p), ("num_attrs", ctypes.c_uint)]
+
+
+class _LaunchAttribute(ctypes.Structure):
+    """CUlaunchAttribute (cuda.h): an id, then its value, a 64-byte union 8-byte aligned."""
+    _fields_ = [("id", ctypes.c_uint), ("pad", ctypes.c_uint), ("value", ctypes.c_uint * 16)]
+
+
+_PROGRAMMATIC_STREAM_SERIALIZATION = 6      # CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+
+
+def launch_attributes(dependent: bool):
+    """(CUlaunchAttribute array, how many of it count) of a launch: programmatic stream
+    serialization when `dependent` (the kernel may start before the previous one in the stream
+    ends; it waits for it before touching global memory), else none."""
+    attrs = (_LaunchAttribute * 1)(_LaunchAttribute(_PROGRAMMATIC_STREAM_SERIALIZATION, 0, (1,)))
+    return attrs, 1 if dependent else 0
+
+
+def dependent_launches() -> bool:
+    """Launch kernels that wait for the previous kernel themselves (`dependent_launch` in their
+    metadata: fuser-grid-dependency) as programmatic dependents of it, unless FUSER_MLIR_PDL=0."""
+    return os.environ.get("FUSER_MLIR_PDL", "1") != "0"
 
 
 _INVALID_CONTEXT = 201         # CUDA_ERROR_INVALID_CONTEXT: no context is current in this thread
@@ -124,8 +147,11 @@ class PreparedLaunch:
     A thread with no current context gets the device's primary context, then the launch again
     (the failed launch enqueued nothing), so the hot path pays no context check."""
 
-    def __init__(self, function: int, grid: int, block, smem: int, params_address: int, device: int):
-        self.config = _LaunchConfig((grid, 1, 1), tuple(block), smem, None, None, 0)
+    def __init__(self, function: int, grid: int, block, smem: int, params_address: int, device: int,
+                 dependent: bool = False):
+        self.attrs, self.num_attrs = launch_attributes(dependent)
+        self.config = _LaunchConfig((grid, 1, 1), tuple(block), smem, None,
+                                    ctypes.addressof(self.attrs) if self.num_attrs else None, self.num_attrs)
         self.stream = None
         self.device = device
         self.args = (ctypes.c_void_p(ctypes.addressof(self.config)), ctypes.c_void_p(function),

@@ -5,7 +5,7 @@
 //
 // FastLaunch(examples, templates, out_align, device, grid, block, smem, function, params, n_params,
 //            tensor_params, value_params, map_params, launch, encode, current_stream,
-//            current_device, bound, keepalive)
+//            current_device, bound, attrs, num_attrs, keepalive)
 //   examples:  the signature's inputs, None for a scalar input; a call matches when each tensor
 //              input has the same dtype, device, sizes, contiguity (else strides) and 16-byte
 //              alignment of its data pointer, and each scalar input is a number of its type
@@ -25,6 +25,7 @@
 //   bound:     0, or (a launch with scratch buffers) the address of two uint64 cells, {1, stream}
 //              while the launcher's scratch is bound to `stream` (the parameters left as copied
 //              point at it), {0, _} while it rebinds; a call on another stream is a "no";
+//   attrs, num_attrs: the launch attributes (CUlaunchAttribute array, its length);
 //   keepalive: what the copied parameter pointers and the descriptors' arrays point into.
 // Calling it with the inputs (and `out`, a sequence of output tensors, or None) returns the list
 // of outputs, or None where the signature, `out`, the current device, the allocation or the
@@ -45,7 +46,7 @@
 
 namespace {
 
-struct LaunchConfig {  // CUlaunchConfig (cuda.h), without launch attributes
+struct LaunchConfig {  // CUlaunchConfig (cuda.h)
   unsigned grid[3], block[3], shared_bytes;
   void* stream;
   void* attrs;
@@ -291,9 +292,12 @@ bool init_from(FastLaunch* self, PyObject* args) {
   unsigned long long function, params, launch, encode, bound;
   unsigned grid, smem;
   Py_ssize_t n_params;
-  if (!PyArg_ParseTuple(args, "OOOiIOIKKnOOOKKOOKO", &examples, &templates, &out_align, &self->device, &grid,
+  unsigned long long attrs;
+  unsigned num_attrs;
+  if (!PyArg_ParseTuple(args, "OOOiIOIKKnOOOKKOOKKIO", &examples, &templates, &out_align, &self->device, &grid,
                         &block, &smem, &function, &params, &n_params, &tensor_params, &value_params, &map_params,
-                        &launch, &encode, &self->current_stream, &self->current_device, &bound, &self->keepalive))
+                        &launch, &encode, &self->current_stream, &self->current_device, &bound, &attrs, &num_attrs,
+                        &self->keepalive))
     return false;
   self->bound = reinterpret_cast<const uint64_t*>(bound);
   Py_INCREF(self->current_stream);
@@ -380,7 +384,7 @@ bool init_from(FastLaunch* self, PyObject* args) {
     Py_XDECREF(item);
   }
   if (PyErr_Occurred()) return false;
-  self->config = {{grid, 1, 1}, {dims[0], dims[1], dims[2]}, smem, nullptr, nullptr, 0};
+  self->config = {{grid, 1, 1}, {dims[0], dims[1], dims[2]}, smem, nullptr, reinterpret_cast<void*>(attrs), num_attrs};
   self->function = reinterpret_cast<void*>(function);
   self->launch = reinterpret_cast<LaunchKernelEx>(launch);
   self->encode = reinterpret_cast<EncodeTiled>(encode);

@@ -164,7 +164,8 @@ class Launcher:
                 self.out_align[j - n_in] = 16 if p["kind"] == "tensormap" else p["align"]
         self.params = (ctypes.c_void_p * len(pointers))(*pointers)
         self.launch = driver.PreparedLaunch(self.function, self.grid, self.block, self.smem,
-                                            ctypes.addressof(self.params), device)
+                                            ctypes.addressof(self.params), device,
+                                            meta.get("dependent_launch", False) and driver.dependent_launches())
         if self.value_slots:               # a scalar's number is no tensor: the guard cannot see it
             self.guard = None
         if examples is not None:
@@ -190,7 +191,8 @@ class Launcher:
                                 ctypes.cast(driver.libcuda().encode_tiled, ctypes.c_void_p).value,
                                 torch._C._cuda_getCurrentRawStream, torch._C._cuda_getDevice,
                                 ctypes.addressof(self.bound) if self.scratch_specs else 0,
-                                (self.bound, self.scalars, [slot for _, _, slot in map_params]))
+                                ctypes.addressof(self.launch.attrs), self.launch.num_attrs,
+                                (self.bound, self.scalars, [slot for _, _, slot in map_params], self.launch))
 
     def cached(self, inputs, out=None):
         """fd.execute's cached call: the outputs when `inputs` have this launch's signature, else

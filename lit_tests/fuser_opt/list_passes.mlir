@@ -8,6 +8,7 @@
 // CHECK-NEXT: fuser-schedule {{ *}}turn each fusion func into kernel IR, by the scheduler that takes it.
 // CHECK-NEXT: fuser-tma-reduce-store {{ *}}rewrite split-K marks into TMA store/reduce-stores and semaphore protocols.
 // CHECK-NEXT: fuser-pipeline-mbarriers {{ *}}derive the mbarrier pipeline of every loop marked `nvasync.pipeline`.
+// CHECK-NEXT: fuser-grid-dependency {{ *}}let each kernel start while the kernel before it in its stream finishes.
 // CHECK-NEXT: fuser-insert-syncs {{ *}}derive the barriers and bulk-group waits
 // CHECK-NEXT: fuser-insert-proxy-fences {{ *}}fence.proxy.async.shared::cta where generic smem writes feed TMA/wgmma.
 // CHECK-NEXT: fuser-flush-wgmma {{ *}}the wgmma group protocol

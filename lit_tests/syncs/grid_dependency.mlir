@@ -1,0 +1,75 @@
+// Rule (fuser-grid-dependency): the runtime launches a kernel holding `grid_dependency_wait` as a
+// programmatic dependent of the kernel before it in the stream, which may still be running.  So
+// each kernel that touches global memory starts with `launch_dependents` (the next kernel may
+// start launching) and waits once, in its top-level block, right before the first op that may
+// access global memory there or in its regions; what comes before (thread indices, shared-memory
+// work) overlaps the previous kernel.  A kernel without global accesses gets neither, and one
+// that holds them already is left as it is.  fuser-verify-syncs accepts every result.
+// RUN: fuser-opt %s -p fuser-grid-dependency | FileCheck %s
+// RUN: fuser-opt %s -p fuser-grid-dependency -p fuser-verify-syncs -o /dev/null
+// RUN: fuser-opt %s -p fuser-grid-dependency --emit=ptx -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: %ptxas %t.ptx -o %t.cubin
+
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+  // CHECK-LABEL: gpu.func @copy_through_smem
+  // CHECK-NEXT: "nvasync.launch_dependents"() {fuser.grid_dependency = "the next kernel in the stream may start launching"}
+  // CHECK: gpu.thread_id x
+  // CHECK: vector.store
+  // CHECK-NEXT: arith.cmpi
+  // CHECK-NEXT: "nvasync.grid_dependency_wait"() {fuser.grid_dependency = "no global access before the previous kernel in the stream completed: first llvm.load"}
+  // CHECK-NEXT: scf.if
+  // CHECK-NEXT: llvm.load
+  // CHECK-NOT: grid_dependency_wait
+  // CHECK: gpu.return
+  gpu.func @copy_through_smem(%in: !llvm.ptr<1>, %out: !llvm.ptr<1>) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %c32 = arith.constant 32 : index
+    %zero = arith.constant dense<0.0> : vector<2xf32>
+    %tile = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<256xf32, #gpu.address_space<workgroup>>
+    %tid = gpu.thread_id x
+    %two = arith.constant 2 : index
+    %at = arith.muli %tid, %two : index
+    vector.store %zero, %tile[%at] : memref<256xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+    %lo = arith.cmpi ult, %tid, %c32 : index
+    scf.if %lo {
+      %v = llvm.load %in : !llvm.ptr<1> -> f32
+      llvm.store %v, %out : f32, !llvm.ptr<1>
+    }
+    gpu.return
+  }
+
+  // CHECK-LABEL: gpu.func @smem_only
+  // CHECK-NOT: grid_dependency
+  // CHECK-NOT: launch_dependents
+  // CHECK: gpu.return
+  gpu.func @smem_only() kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %zero = arith.constant dense<0.0> : vector<2xf32>
+    %tile = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<256xf32, #gpu.address_space<workgroup>>
+    %tid = gpu.thread_id x
+    %two = arith.constant 2 : index
+    %at = arith.muli %tid, %two : index
+    vector.store %zero, %tile[%at] : memref<256xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+    gpu.return
+  }
+
+  // CHECK-LABEL: gpu.func @placed_already
+  // CHECK-NEXT: "nvasync.grid_dependency_wait"() : () -> ()
+  // CHECK-NEXT: llvm.load
+  // CHECK-NOT: grid_dependency
+  // CHECK-NOT: launch_dependents
+  // CHECK: gpu.return
+  gpu.func @placed_already(%in: !llvm.ptr<1>, %out: !llvm.ptr<1>) kernel attributes {gpu.known_block_size = array<i32: 32, 1, 1>} {
+    "nvasync.grid_dependency_wait"() : () -> ()
+    %v = llvm.load %in : !llvm.ptr<1> -> f32
+    llvm.store %v, %out : f32, !llvm.ptr<1>
+    gpu.return
+  }
+}
+}
+
+// PTX-LABEL: .entry copy_through_smem
+// PTX: griddepcontrol.launch_dependents;
+// PTX: st.shared
+// PTX: griddepcontrol.wait;
+// PTX: ld.global
