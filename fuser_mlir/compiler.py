@@ -243,7 +243,8 @@ def kernel_launch(module, entry: str) -> dict:
     the runtime may launch it before that one ends."""
     from mlir import ir
 
-    from .passes.smem_model import block_dims, kernels, memref_bytes
+    from .passes import grid_dependency
+    from .passes.smem_model import block_dims, first_nested, kernels, memref_bytes
 
     funcs = [f for f in kernels(module.operation) if ir.StringAttr(f.attributes["sym_name"]).value == entry]
     if len(funcs) != 1:
@@ -254,7 +255,5 @@ def kernel_launch(module, entry: str) -> dict:
     ends = [0]
     funcs[0].walk(lambda op: ends.append(op.attributes["offset"].value + memref_bytes(op.results[0].type))
                   or ir.WalkResult.ADVANCE if op.name == "nvasync.smem_buffer" else ir.WalkResult.ADVANCE)
-    waits = []
-    funcs[0].walk(lambda op: waits.append(op) or ir.WalkResult.INTERRUPT
-                  if op.name == "nvasync.grid_dependency_wait" else ir.WalkResult.ADVANCE)
-    return {"block": list(block), "dynamic_smem": max(ends), "dependent_launch": bool(waits)}
+    dependent = first_nested(funcs[0], lambda op: op.name == grid_dependency.WAIT) is not None
+    return {"block": list(block), "dynamic_smem": max(ends), "dependent_launch": dependent}

@@ -89,7 +89,8 @@ def main():
         return
     results = {"device": torch.cuda.get_device_name(), "layers": LAYERS,
                "method": f"timing.device_ms over chains of {LAYERS} calls (L2 flushed before each chain), "
-                         f"us per call, median of each of {ROUNDS} rounds", "rows": []}
+                         f"us per call, median of each of {ROUNDS} rounds; ratios of each system's faster round",
+               "rows": []}
     for name, build, layers, eager in rows("cuda"):
         dependent, serial = (fusion_with_pdl(build, layers, on) for on in (True, False))
         for fd in (dependent, serial):
