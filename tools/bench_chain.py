@@ -26,7 +26,7 @@ from timing import bench_arguments, device_ms, save
 LAYERS = 8
 MATMUL_SHAPES = [(64, 2112, 7168), (64, 1024, 16384), (64, 2048, 32768), (64, 7168, 16384)]
 POINTWISE_SHAPE = (4096, 4096)
-ROUNDS = 2
+ROUNDS = 3
 
 
 def linear():
