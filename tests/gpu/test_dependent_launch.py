@@ -33,8 +33,9 @@ def _poisoned(like):
 
 
 def test_kernels_are_launched_as_dependents():
-    """Every kernel of these fusions waits for the previous kernel itself, so the runtime launches
-    it as a programmatic dependent (through both the C++ call and the Python path)."""
+    """Every kernel of these fusions waits for the previous kernel itself, so the runtime prepares
+    its launch as a programmatic dependent (the C++ call is handed the same attribute:
+    tests/test_fastpath.py)."""
     fd, shape = _pointwise()
     x, y = (torch.randn(shape, device="cuda").to(torch.bfloat16) for _ in range(2))
     fd.execute([x, y])
