@@ -8,7 +8,7 @@ from mlir import ir
 
 from fuser_mlir import DataType, FusionDefinition
 from fuser_mlir.dialects import new_context
-from fuser_mlir.passes.smem_model import first_global_access
+from fuser_mlir.passes.smem_model import first_global_access, kernels
 from fuser_mlir.passes.verify_syncs import verify_function
 
 BF16 = DataType.BFloat16
@@ -49,16 +49,12 @@ KERNELS = [("pointwise", _pointwise, None), ("pointwise_strided", _pointwise, {"
 
 def _kernel(build, schedule):
     fd, shapes = build()
-    compiled = fd.compile([torch.empty(s, dtype=torch.bfloat16, device="meta") for s in shapes], schedule=schedule)
-    return compiled
+    return fd.compile([torch.empty(s, dtype=torch.bfloat16, device="meta") for s in shapes], schedule=schedule)
 
 
 def _body(module):
-    funcs = []
-    module.operation.walk(lambda op: funcs.append(op) or ir.WalkResult.ADVANCE
-                          if op.name == "gpu.func" else ir.WalkResult.ADVANCE)
-    assert len(funcs) == 1
-    return funcs[0], list(funcs[0].regions[0].blocks[0].operations)
+    func, = kernels(module.operation)
+    return func, list(func.regions[0].blocks[0].operations)
 
 
 @pytest.mark.parametrize("name, build, schedule", KERNELS, ids=[k[0] for k in KERNELS])
