@@ -31,6 +31,7 @@ class Semantics:
     #                                   "warp" (all lanes, converged), "warpgroup" (all 128 threads),
     #                                   "cta" (every thread), "cluster" (every thread of every CTA)
     is_sync: bool = False             # a barrier/fence/wait/commit: what the sync passes insert
+    hint: bool = False                # a cache hint: moves no data any thread observes (orders against nothing)
 
 
 def _op(name, summary, operands=(), results=(), attrs=(), regions=(), semantics=Semantics(), ptx=""):
@@ -69,6 +70,12 @@ OPS = [
         attrs=[Attr("role", "str", "producer")],
         semantics=Semantics(writes=("dst",), proxy="async", completion="mbarrier"),
         ptx="(rewritten into tma_load by fuser-pipeline-mbarriers)"),
+    _op("tma_prefetch", "Prefetch the TMA tile at `coords` from global memory into L2.  A hint: nothing "
+        "any thread observes is read or written (L2 is where every SM's global accesses meet, so a line "
+        "fetched early is never stale), so it needs no wait and may run before `grid_dependency_wait`.  "
+        "Issued by one thread.",
+        operands=[Operand("desc", "ptr"), Operand("coords", "i32", variadic=True)],
+        semantics=Semantics(hint=True), ptx="cp.async.bulk.prefetch.tensor.Nd.L2.global.tile"),
     _op("tma_store", "TMA tile store `src` -> global; completes through the bulk group. "
         "Issued by one thread.",
         operands=[Operand("desc", "ptr"), Operand("src", "memref"), Operand("coords", "i32", variadic=True)],
@@ -307,15 +314,12 @@ def _barrier(view) -> list[str]:
 
 
 def _tma(view, buffer_name) -> list[str]:
-    errors = _smem(view, buffer_name, "TMA box")
-    coords = view.coords
-    if not 1 <= len(coords) <= 5:
-        errors.append(f"TMA takes 1 to 5 coordinates, got {len(coords)}")
+    errors = _smem(view, buffer_name, "TMA box") + _coords(view)
     if errors:
         return errors
     ty = getattr(view, buffer_name).type
-    if ty.rank != len(coords):
-        errors.append(f"the smem box has rank {ty.rank} but {len(coords)} coordinate(s) were given")
+    if ty.rank != len(view.coords):
+        errors.append(f"the smem box has rank {ty.rank} but {len(view.coords)} coordinate(s) were given")
     if str(ty.element_type) not in TMA_ELEMENT_TYPES:
         errors.append(f"TMA does not move element type {ty.element_type}")
     if any(d > 256 for d in ty.shape):
@@ -324,6 +328,11 @@ def _tma(view, buffer_name) -> list[str]:
     if offset is not None and offset % 128:
         errors.append(f"TMA smem buffers must be 128-byte aligned, buffer offset is {offset}")
     return errors
+
+
+def _coords(view) -> list[str]:
+    count = len(view.coords)
+    return [] if 1 <= count <= 5 else [f"TMA takes 1 to 5 coordinates, got {count}"]
 
 
 def _check_smem_buffer(view):
@@ -568,6 +577,7 @@ _CHECKS = {
     "tma_load_multicast": _check_tma_load_multicast,
     "pipeline_load": lambda v: _tma(v, "dst"),
     "tma_store": lambda v: _tma(v, "src"),
+    "tma_prefetch": _coords,
     "tma_reduce": _check_tma_reduce,
     "split_k_store": _check_split_k_store,
     "split_k_wait": _check_split_k_wait,

@@ -9,7 +9,8 @@ previous kernel writes, not write what it still reads.  The pass puts one wait i
 top-level block, right before the first op that may access global memory
 (`smem_model.accesses_global`, in the op or its regions: a warp role, a tile loop).  Every thread
 runs it, and the prologue before it (thread indices, mbarrier initialisation and its fence and
-barrier) overlaps the previous kernel.  `launch_dependents` goes first: the next kernel, launched
+barrier, L2 prefetches -- `nvasync.tma_prefetch`, a hint no thread observes: the skinny matmul's
+weights) overlaps the previous kernel.  `launch_dependents` goes first: the next kernel, launched
 the same way, may begin as soon as every CTA of this one has; it waits on its own
 `grid_dependency_wait` for this kernel to complete.  A kernel that never touches global memory
 gets neither.

@@ -241,6 +241,9 @@ class _FunctionLowering:
         nvvm.CpAsyncBulkTensorGlobalToSharedClusterOp(
             dst, self.descriptor(view, view.desc), self.ptx_coords(coords), bar, [], multicastMask=mask)
 
+    def _tma_prefetch(self, view):
+        nvvm.CpAsyncBulkTensorPrefetchOp(self.descriptor(view, view.desc), self.ptx_coords(view.coords), [])
+
     def _tma_store(self, view):
         nvvm.CpAsyncBulkTensorSharedCTAToGlobalOp(
             self.descriptor(view, view.desc), self.smem_pointer(view.src), self.ptx_coords(view.coords))

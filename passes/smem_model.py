@@ -136,14 +136,16 @@ UNKNOWN_EFFECT_OPS = ("llvm.call", "func.call", "gpu.printf", "llvm.inline_asm")
 
 def accesses_global(op) -> bool:
     """May `op` itself (not the ops of its regions) read or write global memory?  An nvasync op
-    with a TMA descriptor or global address operand; an llvm load, store or atomic through a
-    pointer outside shared memory (address space 3); a memref/vector access of a memref outside
-    shared memory; a call or inline assembly (effects unknown)."""
+    with a TMA descriptor or global address operand, but for a hint (an L2 prefetch); an llvm
+    load, store or atomic through a pointer outside shared memory (address space 3); a
+    memref/vector access of a memref outside shared memory; a call or inline assembly (effects
+    unknown)."""
     op = op_key(op)
     name = op.name
     if name.startswith("nvasync."):
         opdef = nvasync.OPS_BY_NAME.get(name.partition(".")[2])
-        return opdef is not None and any(o.kind in GLOBAL_OPERAND_KINDS for o in opdef.operands)
+        return opdef is not None and not opdef.extra["semantics"].hint \
+            and any(o.kind in GLOBAL_OPERAND_KINDS for o in opdef.operands)
     if name in LLVM_MEMORY_OPS:
         return str(op.operands[LLVM_MEMORY_OPS[name]].type) != "!llvm.ptr<3>"
     if name in GENERIC_ACCESS:

@@ -56,6 +56,7 @@ def build_every_nvasync_op():
         zero = arith.constant(ir.IntegerType.get_signless(32), 0)
         elected = nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected
         nvasync.LaunchDependentsOp()
+        nvasync.TmaPrefetchOp(desc, [n, zero])
         nvasync.GridDependencyWaitOp()
         nvasync.MbarrierInitOp(bars, c0, count=1)
         nvasync.FenceMbarrierInitOp()
@@ -114,6 +115,7 @@ def test_builders_cover_every_nvasync_op_and_lower_to_ptx(ctx):
     assert isinstance(first.opview, nvasync.SmemBufferOp) and first.opview.offset == 0
     ptx = compile_to_ptx(module)["kernels"]
     for instruction in ("cp.reduce.async.bulk.tensor.2d.global.shared::cta.max", "elect.sync",
+                        "cp.async.bulk.prefetch.tensor.2d.L2.global.tile",
                         "red.release.gpu.global.add.s32", "ld.acquire.gpu.global.b32",
                         "atom.acq_rel.gpu.global.add.u32",
                         "st.relaxed.gpu.global.b32",

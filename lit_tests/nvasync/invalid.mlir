@@ -74,6 +74,13 @@ func.func @tma_six_coords(%d: !llvm.ptr, %i: i32) {
 }
 
 // -----
+func.func @prefetch_six_coords(%d: !llvm.ptr, %i: i32) {
+  // expected-error @below {{'nvasync.tma_prefetch' op TMA takes 1 to 5 coordinates, got 6}}
+  "nvasync.tma_prefetch"(%d, %i, %i, %i, %i, %i, %i) : (!llvm.ptr, i32, i32, i32, i32, i32, i32) -> ()
+  return
+}
+
+// -----
 !smem = memref<64x64xbf16, #gpu.address_space<workgroup>>
 !bars = memref<2xi64, #gpu.address_space<workgroup>>
 func.func @tma_rank_mismatch(%d: !llvm.ptr, %i: i32) {

@@ -3,7 +3,7 @@
 // each kernel that touches global memory starts with `launch_dependents` (the next kernel may
 // start launching) and waits once, in its top-level block, right before the first op that may
 // access global memory there or in its regions; what comes before (thread indices, shared-memory
-// work) overlaps the previous kernel.  A kernel without global accesses gets neither, and one
+// work, L2 prefetches: hints no thread observes) overlaps the previous kernel.  A kernel without global accesses gets neither, and one
 // that holds them already is left as it is.  fuser-verify-syncs accepts every result.
 // RUN: fuser-opt %s -p fuser-grid-dependency | FileCheck %s
 // RUN: fuser-opt %s -p fuser-grid-dependency -p fuser-verify-syncs -o /dev/null
@@ -53,6 +53,22 @@ gpu.module @kernels {
     gpu.return
   }
 
+  // CHECK-LABEL: gpu.func @prefetch_first
+  // CHECK-NEXT: "nvasync.launch_dependents"
+  // CHECK: scf.if
+  // CHECK-NEXT: "nvasync.tma_prefetch"
+  // CHECK: "nvasync.grid_dependency_wait"() {fuser.grid_dependency = "no global access before the previous kernel in the stream completed: first llvm.load"}
+  // CHECK-NEXT: llvm.load
+  gpu.func @prefetch_first(%desc: !llvm.ptr, %in: !llvm.ptr<1>, %out: !llvm.ptr<1>, %row: i32, %col: i32) kernel attributes {gpu.known_block_size = array<i32: 32, 1, 1>} {
+    %elected = "nvasync.elect_one"() : () -> i1
+    scf.if %elected {
+      "nvasync.tma_prefetch"(%desc, %row, %col) : (!llvm.ptr, i32, i32) -> ()
+    }
+    %v = llvm.load %in : !llvm.ptr<1> -> f32
+    llvm.store %v, %out : f32, !llvm.ptr<1>
+    gpu.return
+  }
+
   // CHECK-LABEL: gpu.func @placed_already
   // CHECK-NEXT: "nvasync.grid_dependency_wait"() : () -> ()
   // CHECK-NEXT: llvm.load
@@ -71,5 +87,12 @@ gpu.module @kernels {
 // PTX-LABEL: .entry copy_through_smem
 // PTX: griddepcontrol.launch_dependents;
 // PTX: st.shared
+// PTX: griddepcontrol.wait;
+// PTX: ld.global
+
+// Coordinates innermost first, as every TMA op's.
+// PTX-LABEL: .entry prefetch_first
+// PTX: griddepcontrol.launch_dependents;
+// PTX: cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}];
 // PTX: griddepcontrol.wait;
 // PTX: ld.global
