@@ -90,3 +90,34 @@ def test_the_verifier_rejects_a_global_access_before_the_wait(name, build, sched
         wait.move_after(later)
         problems = [m for _, _, m in verify_function(func)]
         assert any("before nvasync.grid_dependency_wait" in m for m in problems), problems
+
+
+def _matmul_kn():
+    with FusionDefinition() as fd:
+        a, b = (fd.define_tensor([-1, -1], BF16) for _ in range(2))
+        fd.add_output(fd.ops.matmul(a, b))
+    return fd, [(64, 7168), (7168, 2112)]
+
+
+@pytest.mark.parametrize("build, box_cols", [(lambda: (_linear()[0], [(64, 7168), (2112, 7168)]), None),
+                                             (_matmul_kn, 64)], ids=["b", "b_kn"])
+def test_skinny_kernels_prefetch_their_weights_before_the_wait(build, box_cols):
+    """The skinny heuristic's l2_prefetch: the issuer prefetches B's boxes of its first unit's first
+    K tiles into L2 (one box a K tile for B [N, K], block_n / 64 column boxes for [K, N]) before
+    the wait -- a hint, so the first global access, and the wait, come after it; l2_prefetch 0
+    prefetches nothing."""
+    compiled = _kernel(build, None)
+    assert compiled.params.l2_prefetch > 0, compiled.params
+    boxes = compiled.params.block_n // box_cols if box_cols else 1
+    assert compiled.kernel_ir.count('"nvasync.tma_prefetch"') == boxes
+    with new_context(), ir.Location.unknown():
+        module = ir.Module.parse(compiled.kernel_ir)
+        func, body = _body(module)
+        names = [op.name for op in body]
+        prefetch = next(k for k, op in enumerate(body) if '"nvasync.tma_prefetch"' in str(op))
+        assert prefetch < names.index("nvasync.grid_dependency_wait")
+        assert verify_function(func) == []
+    ptx = compiled.ptx
+    assert ptx.index("cp.async.bulk.prefetch.tensor.2d.L2.global.tile") < ptx.index("griddepcontrol.wait;")
+    none = _kernel(build, {"scheduler": "matmul", "l2_prefetch": 0})
+    assert "tma_prefetch" not in none.kernel_ir and "prefetch.tensor" not in none.ptx

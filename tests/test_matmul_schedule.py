@@ -9,6 +9,7 @@ import torch
 from fuser_mlir import DataType, FusionDefinition, FusionError
 from fuser_mlir.backend import ptxas
 from fuser_mlir.compiler import choose, input_signature
+from fuser_mlir.schedulers.matmul import SKINNY_L2_PREFETCH
 from fuser_mlir.frontend.fusion_ir import fusion_ir
 
 BF16 = DataType.BFloat16
@@ -234,6 +235,8 @@ def test_skinny_problems_take_64_row_tiles_in_one_wave_of_splits(mnk, decided):
     m, n, k = mnk
     _, params = choose(input_signature(plain_linear(), meta((m, k), (n, k))), None)
     assert (params.block_m, params.block_n, params.split_k) == decided, params
+    # The skinny decisions prefetch the first K tiles of the weights; the cost model's kernels do not.
+    assert params.l2_prefetch == (SKINNY_L2_PREFETCH if params.block_m == 64 else 0), params
 
 
 def test_skinny_widths_respect_b_kn_boxes():
@@ -344,6 +347,10 @@ def test_cluster_override_and_its_checks():
         choose(sig, {"scheduler": "matmul", "cluster_m": 2, "split_k": 2})
     with pytest.raises(FusionError, match=r"cluster_m one of \(1, 2\)"):
         choose(sig, {"scheduler": "matmul", "cluster_m": 4})
+    with pytest.raises(FusionError, match="and l2_prefetch 0"):
+        choose(sig, {"scheduler": "matmul", "cluster_m": 2, "l2_prefetch": 4})
+    with pytest.raises(FusionError, match=r"l2_prefetch in \[0, 65536\]"):
+        choose(sig, {"scheduler": "matmul", "l2_prefetch": -1})
 
 
 @pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")

@@ -10,6 +10,9 @@ in L2), timed by `timing.device_ms` (its repeat = one chain; median per call).  
 matmul shapes of bench_matmul.py at M = 64 against torch.nn.functional.linear (cuBLAS), and a
 pointwise add + relu of [4096, 4096] bf16 tensors against torch eager.
 
+`--l2-prefetch 0,8` also times the matmul rows with each `l2_prefetch` forced (schedule=): how
+many K tiles of its weights a CTA prefetches into L2 before it waits for the previous kernel.
+
     # here (MLIR available): FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/bench_chain.py --build
     # on the H100, from tools/: FUSER_MLIR_CACHE_DIR=... FUSER_MLIR_OFFLINE=1 python3 bench_chain.py --json out.json
 """
@@ -80,11 +83,32 @@ def fusion_with_pdl(build, layers, enabled: bool):
     return fd
 
 
+def check(name, call, layers, eager):
+    """Every layer's output against torch in float64."""
+    for inputs in layers:
+        out, = call(inputs)
+        ref = eager(*[t.double() for t in inputs])
+        err = ((out.double() - ref).abs().max() / ref.abs().max()).item()
+        assert err < 1e-2, f"{name}: max relative error {err}"
+
+
+def prefetch_variants(name, values) -> dict:
+    """{system: schedule} of the matmul rows' forced `l2_prefetch` values."""
+    if not name.startswith("linear"):
+        return {}
+    return {f"l2_prefetch={p}": {"scheduler": "matmul", "l2_prefetch": p} for p in values}
+
+
 def main():
-    args = bench_arguments(__doc__).parse_args()
+    parser = bench_arguments(__doc__)
+    parser.add_argument("--l2-prefetch", default="", help="comma-separated l2_prefetch values to time as well")
+    args = parser.parse_args()
+    prefetch = [int(p) for p in args.l2_prefetch.split(",") if p]
     if args.build:
         for name, build, layers, _ in rows("meta"):
             build().compile(layers[0])
+            for schedule in prefetch_variants(name, prefetch).values():
+                build().compile(layers[0], schedule=schedule)
             print("built", name, flush=True)
         return
     results = {"device": torch.cuda.get_device_name(), "layers": LAYERS,
@@ -94,13 +118,13 @@ def main():
     for name, build, layers, eager in rows("cuda"):
         dependent, serial = (fusion_with_pdl(build, layers, on) for on in (True, False))
         for fd in (dependent, serial):
-            for inputs in layers:
-                out, = fd.execute(inputs)
-                ref = eager(*[t.double() for t in inputs])
-                err = ((out.double() - ref).abs().max() / ref.abs().max()).item()
-                assert err < 1e-2, f"{name}: max relative error {err}"
+            check(name, fd.execute, layers, eager)
         systems = {"fuser_mlir": chain(dependent.execute, layers), "serial": chain(serial.execute, layers),
                    "torch": chain(lambda t: eager(*t), layers)}
+        for system, schedule in prefetch_variants(name, prefetch).items():
+            call = lambda t, fd=build(), schedule=schedule: fd.execute(t, schedule=schedule)  # noqa: E731
+            check(f"{name} {system}", call, layers, eager)
+            systems[system] = chain(call, layers)
         us = {s: [] for s in systems}
         for _ in range(ROUNDS):
             for s, fn in systems.items():

@@ -16,8 +16,9 @@ the measurements behind the heuristic's TILE_COST (fuser_mlir/schedulers/matmul.
 Skinny GEMMs (`--skinny`: M in {16, 64, 128} x (N, K) in {(2112, 7168), (1024, 16384), (2048, 32768),
 (7168, 16384)}, weights that fit in L2, so each call is timed alone after its own flush,
 timing.cold_device_ms, for every system): cuBLAS, our heuristic's schedule, split-K in each mode at
-the heuristic's split count, our kernel without split-K, and 128-row tiles (the cost model's
-choice: the kernel before the skinny rule); the memory floor is the bytes of A, B
+the heuristic's split count, our kernel without split-K, 128-row tiles (the cost model's
+choice: the kernel before the skinny rule) and without the L2 prefetch of the weights (which pays
+only between kernels: bench_chain.py); the memory floor is the bytes of A, B
 and C at the device-to-device copy rate measured in the same run.
 Fused epilogues (bias + gelu, silu(y) * gate, residual add) at 4096^3 and 8192 x 10240 x 8192,
 against torch eager (cuBLAS + separate pointwise kernels) and torch.compile.  Each fusion's output
@@ -103,8 +104,8 @@ def full_operand(name) -> bool:
 
 def skinny_variants(fd, m, n, k):
     """{system: schedule} of the skinny table: the heuristic's, split-K in each mode at its split
-    count (or 8 where it does not split), no split-K, and 128-row tiles (the cost model's choice of
-    width and splits: the kernel before matmul.skinny_decisions)."""
+    count (or 8 where it does not split), no split-K, 128-row tiles (the cost model's choice of
+    width and splits: the kernel before matmul.skinny_decisions), and no L2 prefetch."""
     chosen = fd.compile(inputs("plain", m, n, k, "meta")).params
     split = chosen.split_k if chosen.split_k > 1 else 8
     out = {"fuser_mlir": None}
@@ -112,6 +113,7 @@ def skinny_variants(fd, m, n, k):
         out[f"split_k={split} {mode}"] = {"scheduler": "matmul", "split_k": split, "split_k_mode": mode}
     out["no split-K"] = {"scheduler": "matmul", "split_k": 1}
     out["128-row tiles"] = {"scheduler": "matmul", "block_m": 128}    # the cost model's choice
+    out["no L2 prefetch"] = {"scheduler": "matmul", "l2_prefetch": 0}
     return out
 
 

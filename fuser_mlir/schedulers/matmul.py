@@ -72,8 +72,28 @@ rounds, one probe run): 128 x 1024 x 16384 in 64 x 128 tiles, 8 splits, 22.1-23.
 and 64 x 256 in 7; 64 x 2112 x 7168 (7 splits) 19.6 against 20.6 (64 x 176 in 11) and 23.0
 (64 x 256 in 14).  cuBLAS took 20.4-21.3, 18.7-19.6 and 17.9-18.8: its lead at M = 128 is not
 the tile choice.
+Skinny kernels also prefetch their weights (`l2_prefetch`, SKINNY_L2_PREFETCH = 1): before the
+grid-dependency wait the elected thread prefetches into L2 the B boxes of its first unit's first
+K tile (`nvasync.tma_prefetch`, matmul_kernel.py), so the weights start streaming while the
+prologue runs and, in a stream of kernels, while the previous kernel still finishes (its
+non-last splits have exited, their SMs taken by this kernel's CTAs).  Measured (H100, a probe
+alternating the values in one process, three rounds, two runs; us a call alone after an L2 flush
+and a spin, then in chains of 8 calls each on its own weights; l2_prefetch 0 / 1 / 2 / 4):
+64 x 2112 x 7168 19.6-20.0 / 19.4-19.7 / 19.5-19.9 / 19.6-20.2 alone, 16.4-16.5 / 16.0-16.1 /
+16.0 / 15.8-15.9 in chains; 64 x 1024 x 16384 20.8-21.0 / 20.5-20.9 / 20.8-21.1 / 21.1-21.4 and
+17.7-17.9 / 17.2-17.3 / 17.6 / 17.6-17.7; 16 x 1024 x 16384 19.4-19.7 / 19.0-19.2 / 19.2-19.3 /
+19.6-19.8 and 16.4-16.5 / 15.8-15.9 / 15.9-16.0 / 16.0-16.2; 64 x 2048 x 32768 54.5-55.0 /
+54.3-54.6 alone and 52.5-53.3 / 51.9-52.7 in chains, 128 x 2112 x 7168 20.9-21.3 / 20.9-21.1
+and 19.2-19.5 / 19.1-19.2, 64 x 7168 x 16384 (unsplit) 90.2-90.6 / 90.0-90.5 alone.  More
+costs: 8, 16 or all of a unit's K tiles ran 0.5-4 us a call slower in chains
+(tools/bench_chain.py --l2-prefetch, one run; 64 x 2112 x 7168 17.0 / 20.3-20.4 / 20.4-20.5
+against 16.5-16.6 at 0; all of 64 x 2048 x 32768's, 134 MB of weights, 84.0-84.2 against
+52.4-52.5), and the 4 K tiles after the first `stages` (a probe) 0.7-1.7 us slower alone: the
+prefetches compete with the loads the kernel waits for.  The cost model's kernels (M > 128) keep
+0 (not measured; a persistent kernel's CTAs hold their SMs to its end, so the next kernel starts
+on few of them).
 `fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "block_m": 64, "stages": 4,
-"group_m": 4, "split_k": 8, "split_k_mode": "deterministic"})` overrides any of them; the others
+"group_m": 4, "split_k": 8, "split_k_mode": "deterministic", "l2_prefetch": 0})` overrides any of them; the others
 are the heuristic's choice under those given.  `cluster_m: 2` runs the CTAs in clusters of 2 on
 adjacent tile rows that share each B tile by TMA multicast (each CTA loads half of it into
 both: a third less L2 traffic per CTA at 128 x 256 tiles); unsplit only.  The heuristic keeps
@@ -172,7 +192,9 @@ WORKSPACE_ROW = 256
 TMA_OPERANDS = 1
 SKINNY_M = 128                          # skinny_decisions
 MIN_SKINNY_SPLITS = 3                   # fewer do not pay (module docstring)
+SKINNY_L2_PREFETCH = 1                  # K tiles of B prefetched before the grid wait (module docstring)
 MAX_STAGES = 6
+MAX_L2_PREFETCH = 1 << 16               # K tiles (any more than a unit's are its all)
 PRODUCER_REGS, CONSUMER_REGS = 40, 232      # 128 x 40 + 256 x 232 = 64512 of the SM's 65536
 OUTPUT_DTYPES = ("f32", "f16", "bf16")
 MATMUL_OPERANDS = ("a", "b", "b_kn")   # a [M, K]; b as [N, K] or as [K, N] rows
@@ -196,6 +218,7 @@ class MatmulSchedule:
     split_k_mode: str = DEFAULT_SPLIT_K_MODE  # how the splits combine (SPLIT_K_MODES)
     cluster_m: int = 1                    # CTAs of a cluster on adjacent tile rows, sharing B by multicast
     tma_operands: int = 0                 # 1: full operands arrive by TMA in their output's tile (tma_operand_tiles)
+    l2_prefetch: int = 0                  # K tiles of B a CTA's first unit prefetches into L2 before the grid wait
 
     @property
     def consumers(self) -> int:
@@ -408,14 +431,16 @@ def b_kind(sig: FusionSig) -> str | None:
 
 
 def skinny_decisions(m: int, n: int, ktiles: int, widths) -> dict:
-    """block_m, block_n (of `widths`) and split_k of a skinny problem (module docstring), else none."""
+    """block_m, block_n (of `widths`), split_k and l2_prefetch of a skinny problem (module
+    docstring), else none."""
     if not 0 < m <= SKINNY_M or n <= 0:
         return {}
     for block_n in sorted(widths):              # the narrowest that fits: the most tiles in one wave
         tiles = math.ceil(m / 64) * math.ceil(n / block_n)
         if tiles <= SMS:
             splits = min(MAX_SPLIT_K, ktiles, SMS // tiles)
-            return {"block_m": 64, "block_n": block_n, "split_k": splits if splits >= MIN_SKINNY_SPLITS else 1}
+            return {"block_m": 64, "block_n": block_n, "split_k": splits if splits >= MIN_SKINNY_SPLITS else 1,
+                    "l2_prefetch": SKINNY_L2_PREFETCH}
     return {}
 
 
@@ -460,7 +485,8 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
                                               group_m=fixed.get("group_m", 8),
                                               split_k=split_k, split_k_mode=mode,
                                               cluster_m=fixed.get("cluster_m", 1),
-                                              tma_operands=fixed.get("tma_operands", TMA_OPERANDS))))
+                                              tma_operands=fixed.get("tma_operands", TMA_OPERANDS),
+                                              l2_prefetch=fixed.get("l2_prefetch", 0))))
     if not candidates:
         raise FusionError(f"the matmul scheduler cannot fit two stages beside {len(sig.outputs)} output tiles "
                           f"({base['out_dtypes']}) in shared memory")
@@ -477,10 +503,11 @@ def _dtypes(tensors) -> tuple[str, ...]:
     return tuple(t.dtype.value for t in tensors)
 
 
-_DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k", "cluster_m", "tma_operands")   # integers
+_DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k", "cluster_m", "tma_operands",
+              "l2_prefetch")   # integers
 _IN_RANGE = {"block_n": lambda v: v in BLOCK_NS, "block_m": lambda v: v in BLOCK_MS, "stages": lambda v: 1 <= v <= 16,
              "group_m": lambda v: 1 <= v <= MAX_GROUP_M, "split_k": lambda v: 1 <= v <= MAX_SPLIT_K,
-             "cluster_m": lambda v: v in CLUSTER_MS}
+             "cluster_m": lambda v: v in CLUSTER_MS, "l2_prefetch": lambda v: 0 <= v <= MAX_L2_PREFETCH}
 
 
 class _Matmul:
@@ -512,7 +539,7 @@ class _Matmul:
         if any(k in fields and not ok(fields[k]) for k, ok in _IN_RANGE.items()):    # before the heuristic uses them
             raise FusionError(f"matmul schedule {fields}: block_n is one of {BLOCK_NS}, block_m one of {BLOCK_MS}, "
                               f"stages in [1, 16], group_m in [1, {MAX_GROUP_M}], split_k in [1, {MAX_SPLIT_K}], cluster_m one of "
-                              f"{CLUSTER_MS}")
+                              f"{CLUSTER_MS}, l2_prefetch in [0, {MAX_L2_PREFETCH}]")
         params = choose_schedule(sig, **fields)
         if operands is not None:
             kinds = tuple(str(operands).split(","))
@@ -534,9 +561,9 @@ class _Matmul:
         if params.tma_operands not in (0, 1):
             raise FusionError(f"matmul schedule {fields}: tma_operands is 0 (epilogue operands by vector loads) "
                               "or 1 (full operands by TMA into their output's tile)")
-        if params.cluster_m > 1 and params.split_k > 1:
-            raise FusionError(f"matmul schedule {fields}: a split-K tile's splits run in CTAs of their own; "
-                              "cluster_m > 1 needs split_k 1")
+        if params.cluster_m > 1 and (params.split_k > 1 or params.l2_prefetch):
+            raise FusionError(f"matmul schedule {fields}: cluster_m > 1 needs split_k 1 (a split-K tile's splits "
+                              "run in CTAs of their own) and l2_prefetch 0 (a cluster's B arrives by multicast)")
         if "b_kn" in params.operands and params.block_n % params.b_box_cols():
             raise FusionError(f"matmul schedule {fields}: b read as [K, N] rows loads boxes of "
                               f"{params.b_box_cols()} columns, so block_n must be a multiple of {params.b_box_cols()}")

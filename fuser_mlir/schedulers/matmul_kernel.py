@@ -4,6 +4,8 @@ The kernel IR it writes (block_m x 2 consumer threads: a warpgroup per 64 tile r
 fuser-pipeline-mbarriers adds the producer warpgroup), for the tiles t = blockIdx.x + i * gridDim.x
 in grouped order:
 
+    elected thread (l2_prefetch > 0): tma_prefetch into L2 B's boxes of the first l2_prefetch K
+        tiles of this CTA's first work unit (fuser-grid-dependency's wait follows; matmul.py)
     for i in [0, my_tiles) {nvasync.pipeline = {trailing, stages 1}, with TMA-loaded operands}:
         (m0, n0) = the tile's origin
         pipeline_load OPERAND[m0 : +block_m, n0 : +block_n] into its output's tile (role "operands")
@@ -290,21 +292,51 @@ class _KernelBuilder:
             kt = loop.induction_variable if first_ktile is None else arith.addi(first_ktile, loop.induction_variable)
             kx = arith.muli(to_i32(kt), i32(BLOCK_K))
             nvasync.PipelineLoadOp(self.a_map, self.a_tile, [m0, kx], role="a")
-            cols = s.b_box_cols()                     # b [K, N]: the width of a column box
             if self.b_kind == "b":
                 nvasync.PipelineLoadOp(self.b_map, self.b_tile, [n0, kx], role="b")
-            for c, box in enumerate(self.b_boxes if self.b_kind == "b_kn" else []):
-                nvasync.PipelineLoadOp(self.b_map, box, [kx, arith.addi(n0, i32(c * cols))], role="b")
+            for box, coords in zip(self.b_boxes if self.b_kind == "b_kn" else [], self.b_kn_coords(n0, kx)):
+                nvasync.PipelineLoadOp(self.b_map, box, coords, role="b")
             acc = loop.inner_iter_args[0]
             for j in range(BLOCK_K // WGMMA_K):
                 a = memref.subview(self.a_tile, [wg_row, WGMMA_K * j], [64, WGMMA_K], [1, 1])
                 # B's k-slice j: K-major rows, or (b [K, N]) N-major across every column box
                 b = memref.subview(self.b_tile, [0, WGMMA_K * j], [s.block_n, WGMMA_K], [1, 1]) \
                     if self.b_kind == "b" else \
-                    memref.subview(self.b_tile, [0, WGMMA_K * j, 0], [s.block_n // cols, WGMMA_K, cols], [1, 1, 1])
+                    memref.subview(self.b_tile, [0, WGMMA_K * j, 0], [s.block_n // s.b_box_cols(), WGMMA_K,
+                                                                      s.b_box_cols()], [1, 1, 1])
                 acc = nvasync.WgmmaOp(acc.type, a, b, acc, swizzle=128, accumulate=True).result
             scf.YieldOp([acc])
         return loop.results[0]
+
+    def b_kn_coords(self, n0, kx):
+        """b [K, N]: the coordinates of a K tile's column boxes, at K offset kx (i32 values)."""
+        cols = self.s.b_box_cols()
+        return [[kx, arith.addi(n0, i32(c * cols))] for c in range(self.s.block_n // cols)]
+
+    def prefetch_b(self, issuer, unit, units, ktiles):
+        """The elected thread prefetches into L2 the B boxes of the first `l2_prefetch` K tiles of
+        this CTA's first work unit.  A prefetch moves nothing any thread observes, so it runs
+        before fuser-grid-dependency's wait: the weights stream from DRAM during the prologue and
+        while the previous kernel in the stream finishes (a line that kernel still writes is
+        updated in L2, where its writes land: a prefetched line is never stale)."""
+        with if_then(issuer), if_then(arith.cmpi(arith.CmpIPredicate.ult, unit, units)):
+            tile, _, first, end = self.unit_k_range(unit, ktiles)
+            _, n0 = self.tile_origin(tile)
+            last = arith.minui(end, arith.addi(first, index(self.s.l2_prefetch)))
+            loop = scf.ForOp(first, last, index(1))
+            with ir.InsertionPoint(loop.body):
+                kx = arith.muli(to_i32(loop.induction_variable), i32(BLOCK_K))
+                for coords in self.b_kn_coords(n0, kx) if self.b_kind == "b_kn" else [[n0, kx]]:
+                    nvasync.TmaPrefetchOp(self.b_map, coords)
+                scf.YieldOp([])
+
+    def unit_k_range(self, unit, ktiles):
+        """(tile, split, first K tile, end K tile) of work unit `unit` (index values): split s of S
+        takes K tiles [s * ktiles / S, (s + 1) * ktiles / S) of its tile, maybe none."""
+        splits = index(self.s.split_k)
+        tile, split = arith.divui(unit, splits), arith.remui(unit, splits)
+        first = arith.divui(arith.muli(split, ktiles), splits)
+        return tile, split, first, arith.divui(arith.muli(arith.addi(split, index(1)), ktiles), splits)
 
     # --- the epilogue ------------------------------------------------------------------------------
     def operand_pair(self, tensor, row, col, slot):
@@ -537,6 +569,8 @@ class _KernelBuilder:
         units = arith.muli(arith.muli(self.tiles_m, self.tiles_n), index(s.split_k))
         ktiles = arith.ceildivui(self.k, index(BLOCK_K))
         wg_row = arith.muli(arith.divui(tid, index(128)), index(64))     # the consumer warpgroup's A rows
+        if s.l2_prefetch:
+            self.prefetch_b(issuer, block, units, ktiles)
         my_units = arith.ceildivui(arith.subi(units, block), grid)
         loop = scf.ForOp(index(0), my_units, index(1))
         if self.tma_tiles:      # a tile's operands load as its K loop ends (the A producer issues them)
@@ -557,11 +591,9 @@ class _KernelBuilder:
                 self.epilogue(self.fused_values(acc), s.out_dtypes, self.out_boxes, to_index(m0), to_index(n0),
                               tid, wg_row)
                 self.store_outputs(issuer, m0, n0)
-            else:       # split s of S takes K tiles [s * ktiles / S, (s + 1) * ktiles / S): maybe none
-                tile, split = arith.divui(unit, index(s.split_k)), arith.remui(unit, index(s.split_k))
+            else:
+                tile, split, first_ktile, end_ktile = self.unit_k_range(unit, ktiles)
                 m0, n0 = self.tile_origin(tile)
-                first_ktile = arith.divui(arith.muli(split, ktiles), index(s.split_k))
-                end_ktile = arith.divui(arith.muli(arith.addi(split, index(1)), ktiles), index(s.split_k))
                 acc = self.main_loop(m0, n0, wg_row, first_ktile, arith.subi(end_ktile, first_ktile))
                 flag = gep(self.scratch["flags", "pointer"], arith.index_cast(ir.IntegerType.get_signless(64), tile), "i32")
                 if s.split_k_mode in ARRIVAL_MODES:      # the last split to arrive runs the epilogue

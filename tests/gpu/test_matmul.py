@@ -214,6 +214,15 @@ for name, kind, layout, (m, n, k), schedule in [
     CASES.append((name, lambda e=epilogue, x=extra, o=op: linear(BF16, e, x, o),
                   lambda dev, kd=kind, s=(m, n, k), bl=layout: linear_inputs(kd, BF16, *s, dev, bl),
                   {"scheduler": "matmul", **schedule}))
+# B prefetched into L2 before the grid-dependency wait (l2_prefetch; the skinny cases above take the
+# heuristic's): 128-row tiles, every K tile of the first unit (more than it has), both B layouts.
+for name, kind, layout, (m, n, k) in [("prefetch-all-bias-gelu-waves", "bias-gelu", "nk", SHAPES["waves"]),
+                                      ("prefetch-all-kn-plain-ragged", "plain", "kn", SHAPES["ragged"])]:
+    extra, epilogue = EPILOGUES[kind]
+    op = "linear" if layout == "nk" else "matmul"
+    CASES.append((name, lambda e=epilogue, x=extra, o=op: linear(BF16, e, x, o),
+                  lambda dev, kd=kind, s=(m, n, k), bl=layout: linear_inputs(kd, BF16, *s, dev, bl),
+                  {"scheduler": "matmul", "l2_prefetch": 65536}))
 # The heuristic's 64-row tiles where 128 wide would exceed a wave: 2 x 64 tiles of 64 x 160, the
 # second tile row 32 rows deep.
 CASES.append(("skinny-heuristic-bias-gelu-bn160", lambda: linear(BF16, EPILOGUES["bias-gelu"][1], (1,)),
