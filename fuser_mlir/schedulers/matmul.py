@@ -177,7 +177,7 @@ MAX_SPLIT_K = 32
 MAX_GROUP_M = 1024                      # tile rows a raster group (the kernel's i32 arithmetic)
 # How a tile's splits combine (matmul_kernel.py): atomic (reduce-adds in any order), deterministic
 # (reduce-adds in split order, a chain), slots (each split its own workspace slot, folded in split
-# order).  Atomic measured 1.04-1.88x faster than deterministic on the skinny shapes
+# order).  Atomic measured 1.05-1.93x faster than deterministic on the skinny shapes
 # (tools/results/bench_matmul_skinny_h100.json), whose serialized chain of reduce-adds costs more.
 DEFAULT_SPLIT_K_MODE = "atomic"
 ARRIVAL_MODES = ("atomic", "slots")     # the last split to arrive runs the epilogue (no designated split)
