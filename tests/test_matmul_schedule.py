@@ -235,7 +235,7 @@ def test_skinny_problems_take_64_row_tiles_in_one_wave_of_splits(mnk, decided):
     m, n, k = mnk
     _, params = choose(input_signature(plain_linear(), meta((m, k), (n, k))), None)
     assert (params.block_m, params.block_n, params.split_k) == decided, params
-    # The skinny decisions prefetch the first K tiles of the weights; the cost model's kernels do not.
+    # The skinny decisions prefetch the weights' first K tile(s); the cost model's kernels do not.
     assert params.l2_prefetch == (SKINNY_L2_PREFETCH if params.block_m == 64 else 0), params
 
 
