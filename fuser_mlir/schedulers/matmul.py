@@ -59,7 +59,11 @@ reduce-add and read-back) grows with the width.  Wider N (M in {64, 96, 128} x N
 the 8 unsplit 64- and 128-row variants or within 3 % of it, and at M = 96-128, N = 10240 (64 x
 160 tiles, 64.2-65.0 us) it beat the cost model's 128 x 160 tiles in 2 splits (83.7-86.0 us;
 unsplit 67.6-68.4).  8-34 tiles ran 1.5-3.7x faster in 3-16 splits than unsplit; 56 tiles
-(N = 7168) no faster in 2 splits (64 x 7168 x 16384: 90.3 us unsplit, 94.9 split).
+(N = 7168) no faster in 2 splits (64 x 7168 x 16384: 90.3 us unsplit, 94.9 split).  Again with
+the L2 prefetch (fastest of three rounds, us alone / in chains of 8 calls): on an H100 88.8 / 90.2
+unsplit, 89.4 / 93.1 in 2 splits; but on an H200 78.9 / 75.1 unsplit and 66.9 / 68.1 in 2
+splits, against F.linear's 63.6 / 64.0.  These constants are the H100's: the H200's faster HBM
+wants more CTAs streaming (a device-aware choice would need the device in the artifact key).
 tools/bench_matmul.py's skinny table compares them with the 128-row tiles the cost model picks;
 naming block_m 128 leaves every decision to it.  At M = 128, 128-row tiles in as many splits as
 a wave holds ran slower than the heuristic's 64-row ones (two runs): 128 x 1024 x 16384 25.5-26.0
