@@ -17,14 +17,15 @@ gets neither.
 
 Decision: every kernel, the trigger first and the wait as late as the rule allows.  Measured
 (tools/bench_chain.py: chains of 8 calls, each layer its own weights, against the same kernels
-launched one after another in the same run; tools/results/bench_chain_h100.json, an H100, three
-rounds): 16.5 us a call against 17.8-17.9 at 64 x 2112 x 7168, 17.7 against 19.0 at 64 x 1024 x
-16384, 52.8-53.0 against 53.6-53.9 at 64 x 2048 x 32768, 89.0-90.8 against 89.5-90.7 at 64 x 7168
-x 16384 (noise), 33.7-33.8 against 34.9 for an add + relu of [4096, 4096] bf16: what a launch and
-a kernel's start cost, up to 1.3 us a call (an H200, bench_chain_h200.json: 0.3-1.2).  A probe
-before (the two ops at the kernel's entry, one kernel relaunched on the same data through the
-Python path, an H200) gained 1.8-3.6 us a call at 64 x 2112 x 7168 and 64 x 1024 x 16384, whose
-weights stayed in L2, and 3.1 at 16 x 2048 x 32768.
+launched one after another in the same run; an H100, three rounds, before the skinny matmul's L2
+prefetch -- tools/results/bench_chain_h100.json is the later run with it, 1.012-1.107x): 16.5 us a
+call against 17.8-17.9 at 64 x 2112 x 7168, 17.7 against 19.0 at 64 x 1024 x 16384, 52.8-53.0
+against 53.6-53.9 at 64 x 2048 x 32768, 89.0-90.8 against 89.5-90.7 at 64 x 7168 x 16384 (noise),
+33.7-33.8 against 34.9 for an add + relu of [4096, 4096] bf16: what a launch and a kernel's start
+cost, up to 1.3 us a call (an H200, the same run's kernels: 0.3-1.2).  A probe before (the two ops
+at the kernel's entry, one kernel relaunched on the same data through the Python path, an H200)
+gained 1.8-3.6 us a call at 64 x 2112 x 7168 and 64 x 1024 x 16384, whose weights stayed in L2, and
+3.1 at 16 x 2048 x 32768.
 
 Contract
   in:  gpu.func kernels; one that holds either op already is left as it is.
