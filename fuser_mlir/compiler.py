@@ -7,6 +7,8 @@
 An input's signature is its shape and dtype, its strides when it is not contiguous, and whether
 its data pointer is 16-byte aligned: the registry picks the TMA pointwise scheduler for dense,
 aligned inputs of the output's shape and the strided one otherwise (`schedule=` names one).
+The fusion's signature adds the GPU its inputs are on (SMs, DRAM bandwidth), or off the GPU the
+target that $FUSER_MLIR_DEVICE names (schedulers.target_device): heuristics decide per device.
 The first two steps run everywhere (the GPU machine too, to find cached kernels and size
 launches); MLIR is imported only to build a missing artifact.  Artifacts are cached by
 (scheduler, canonical definition, params, target, compiler fingerprint).
@@ -17,6 +19,7 @@ warpgroup (warp_specialized) and the mbarrier arrays, so only the kernel knows i
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .backend.target import TargetOptions
@@ -26,7 +29,7 @@ from .frontend.dtypes import TORCH_DTYPE_NAMES, DataType, from_torch, torch_dtyp
 from .frontend.fusion_ir import canonical, fusion_ir
 from .frontend.shapes import bind_shapes
 from .runtime import artifact as artifacts
-from .schedulers import FusionSig, MatmulSig, ReduceSig, TensorSig, named, pick
+from .schedulers import DeviceSig, FusionSig, MatmulSig, ReduceSig, TensorSig, named, pick, target_device
 
 @dataclass
 class CompiledFusion:
@@ -133,7 +136,7 @@ def layout(value) -> tuple[tuple[int, ...] | None, bool]:
     return strides, address % 16 == 0
 
 
-def signature(fd: Fusion, shapes: dict, layouts) -> FusionSig:
+def signature(fd: Fusion, shapes: dict, layouts, device: DeviceSig) -> FusionSig:
     ops = frozenset(n.op for n in fd.nodes if n.op != "input")
     position = {t.index: j for j, t in enumerate(fd.inputs)}
     matmuls = tuple(MatmulSig(position.get(n.args[0].index), position.get(n.args[1].index), n.attrs["transpose_b"])
@@ -142,13 +145,26 @@ def signature(fd: Fusion, shapes: dict, layouts) -> FusionSig:
                        for n in fd.nodes if n.op in ("reduce", "var"))
     return FusionSig(ops, tuple(TensorSig(shapes[t.index], t.dtype, *lay, scalar=t.scalar)
                                 for t, lay in zip(fd.inputs, layouts)),
-                     tuple(TensorSig(shapes[t.index], t.dtype) for t in fd.outputs), matmuls, reductions)
+                     tuple(TensorSig(shapes[t.index], t.dtype) for t in fd.outputs), matmuls, reductions, device)
 
 
 def input_signature(fd: Fusion, inputs) -> FusionSig:
     """The signature schedulers decide from, checked against the definition."""
     shapes = bind_shapes(fd, check_inputs(fd, inputs))
-    return signature(fd, shapes, [(None, True) if t.scalar else layout(v) for t, v in zip(fd.inputs, inputs)])
+    cuda = next((v.device.index for t, v in zip(fd.inputs, inputs) if not t.scalar and v.is_cuda), None)
+    return signature(fd, shapes, [(None, True) if t.scalar else layout(v) for t, v in zip(fd.inputs, inputs)],
+                     target_device() if cuda is None else cuda_device(cuda))
+
+
+@functools.cache
+def cuda_device(index: int) -> DeviceSig:
+    """CUDA device `index` as heuristics see it: its SMs, and its DRAM bandwidth from the memory
+    clock (kHz) and bus width (bits), two transfers a clock."""
+    import torch
+
+    props = torch.cuda.get_device_properties(index)
+    return DeviceSig(props.name, props.multi_processor_count,
+                     round(2 * props.memory_clock_rate * props.memory_bus_width / 8 / 1e6))
 
 
 def choose(sig: FusionSig, schedule: dict | None):
@@ -191,7 +207,7 @@ def compile_fusion(fd: Fusion, inputs, options: TargetOptions | None = None,
     scheduler, params = choose(sig, schedule)
     key = artifacts.cache_key(scheduler.name, canonical(fd), scheduler.encode(params), vars(target))
     art = artifacts.get_or_build(key, lambda: _build(fd, scheduler, params, target, key),
-                                 f"{scheduler.name} fusion {canonical(fd)[:80]}...")
+                                 f"{scheduler.name} fusion {canonical(fd)[:80]}... scheduled for {sig.device.name}")
     check_alignment(sig, art.meta["params"], scheduler.name)
     return CompiledFusion(fd, scheduler, params, art, sig, scheduler.launch(params, sig),
                           tuple(o.shape for o in sig.outputs))

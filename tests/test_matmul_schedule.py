@@ -1,6 +1,7 @@
 """The matmul scheduler without a GPU: the API's fusion IR, the heuristic and overrides, the errors
 for what the kernel cannot take, and one kernel compiled to PTX and assembled (the GPU tests are
 tests/gpu/test_matmul.py)."""
+import dataclasses
 import re
 
 import pytest
@@ -9,10 +10,17 @@ import torch
 from fuser_mlir import DataType, FusionDefinition, FusionError
 from fuser_mlir.backend import ptxas
 from fuser_mlir.compiler import choose, input_signature
+from fuser_mlir.schedulers import TARGET_ENV, TARGETS, DeviceSig
 from fuser_mlir.schedulers.matmul import SKINNY_L2_PREFETCH
 from fuser_mlir.frontend.fusion_ir import fusion_ir
 
 BF16 = DataType.BFloat16
+
+
+@pytest.fixture(autouse=True)
+def default_target(monkeypatch):
+    """Off the GPU the heuristics decide for $FUSER_MLIR_DEVICE: these tests expect the default's."""
+    monkeypatch.delenv(TARGET_ENV, raising=False)
 
 
 def linear_gelu(extra_shape=(-1,)):
@@ -237,6 +245,41 @@ def test_skinny_problems_take_64_row_tiles_in_one_wave_of_splits(mnk, decided):
     assert (params.block_m, params.block_n, params.split_k) == decided, params
     # The skinny decisions prefetch the weights' first K tile(s); the cost model's kernels do not.
     assert params.l2_prefetch == (SKINNY_L2_PREFETCH if params.block_m == 64 else 0), params
+
+
+@pytest.mark.parametrize("mnk,h100,h200", [
+    ((64, 7168, 16384), (64, 128, 1), (64, 128, 2)),   # 56 columns: streams enough for the H100's DRAM, not the H200's
+    ((64, 8192, 8192), (64, 128, 1), (64, 128, 2)),    # 64 columns
+    ((64, 6144, 8192), (64, 128, 2), (64, 128, 2)),    # 48 columns: too few for either
+    ((128, 4096, 8192), (64, 128, 2), (64, 128, 2)),   # 2 x 32 tiles: the row tiles share 32 weight streams
+    ((64, 10240, 8192), (64, 128, 1), (64, 128, 1)),   # 80 tiles: one split fills the wave
+    ((64, 2112, 7168), (64, 128, 7), (64, 128, 7)),
+    # 2 x 56 tiles, no split fits: too few streams for the H200, which leaves it to the cost model
+    ((128, 7168, 16384), (64, 128, 1), (128, 176, 3)),
+    ((128, 5120, 8192), (128, 160, 4), (128, 160, 4)),  # 2 x 40 tiles: too few for either
+])
+def test_skinny_splits_follow_the_devices_dram_rate(monkeypatch, mnk, h100, h200):
+    m, n, k = mnk
+    for target, decided in (("h100", h100), ("h200", h200)):
+        monkeypatch.setenv(TARGET_ENV, target)
+        sig = input_signature(plain_linear(), meta((m, k), (n, k)))
+        assert sig.device == TARGETS[target]
+        _, params = choose(sig, None)
+        assert (params.block_m, params.block_n, params.split_k) == decided, (target, params)
+
+
+def test_heuristics_size_waves_by_the_devices_sms():
+    """On 114 SMs (an H100 PCIe) 120 tiles of 64 x 128 are more than a wave: 107 of 144 are not."""
+    sig = input_signature(plain_linear(), meta((64, 4096), (15360, 4096)))
+    _, on_132 = choose(sig, None)
+    _, on_114 = choose(dataclasses.replace(sig, device=DeviceSig("H100 PCIe", 114, 2039)), None)
+    assert (on_132.block_n, on_114.block_n) == (128, 144), (on_132, on_114)
+
+
+def test_an_unknown_target_device_is_named(monkeypatch):
+    monkeypatch.setenv(TARGET_ENV, "h300")
+    with pytest.raises(FusionError, match="FUSER_MLIR_DEVICE='h300': expected one of h100, h200"):
+        input_signature(plain_linear(), meta((64, 64), (64, 64)))
 
 
 def test_skinny_widths_respect_b_kn_boxes():

@@ -3,6 +3,7 @@ the GPU cases (tests/gpu/test_outer_reductions.py) compile to PTX ptxas accepts 
 syncs and nothing more (no barrier between quantities, the slots' TMA store, wait without .read
 and release from fuser-tma-reduce-store and the sync passes); the heuristic's choices; what the
 scheduler cannot take is a named error."""
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from fuser_mlir import DataType, FusionDefinition, FusionError
 from fuser_mlir.backend.ptxas import assemble
 from fuser_mlir.compiler import input_signature
 from fuser_mlir.diagnostics import CompileError
+from fuser_mlir.schedulers import DeviceSig
 
 sys.path.insert(0, str(Path(__file__).parent / "gpu"))
 from cases import OUTER_CASES, reduction_inputs  # noqa: E402
@@ -78,6 +80,14 @@ def test_heuristic(shape, dims, expected):
     fd = fusion(shape, lambda o, x: o.sum(x, dims))
     s = fd.compile(meta(shape)).params
     assert (s.full, s.vector, s.tx, s.splits) == expected
+
+
+def test_a_round_is_the_devices_sms():
+    """A full reduction's splits fill one round: 4 CTAs on each SM of the device."""
+    from fuser_mlir.schedulers.outer_reduction import SCHEDULER
+
+    sig = input_signature(fusion((32768, 32768), lambda o, x: o.sum(x, None)), meta((32768, 32768)))
+    assert SCHEDULER.heuristic(dataclasses.replace(sig, device=DeviceSig("H100 PCIe", 114, 2039))).splits == 4 * 114
 
 
 def test_leading_dims_and_every_dim_go_to_outer_reduction_and_the_last_dim_to_row_reduction():

@@ -104,11 +104,12 @@ def full_operand(name) -> bool:
     return any(len(shape) == 2 for shape in FUSIONS[name][2](1, 1))
 
 
-def skinny_variants(fd, m, n, k):
-    """{system: schedule} of the skinny table: the heuristic's, split-K in each mode at its split
-    count (or 8 where it does not split), no split-K, 128-row tiles (the cost model's choice of
-    width and splits: the kernel before matmul.skinny_decisions), and no L2 prefetch."""
-    chosen = fd.compile(inputs("plain", m, n, k, "meta")).params
+def skinny_variants(fd, xs):
+    """{system: schedule} of the skinny table on inputs `xs` (meta tensors: for the target
+    FUSER_MLIR_DEVICE names; on the GPU: for that GPU): the heuristic's, split-K in each mode at
+    its split count (or 8 where it does not split), no split-K, 128-row tiles (the cost model's
+    choice of width and splits: the kernel before matmul.skinny_decisions), and no L2 prefetch."""
+    chosen = fd.compile(xs).params
     split = chosen.split_k if chosen.split_k > 1 else 8
     out = {"fuser_mlir": None}
     for mode in ("deterministic", "atomic", "slots"):
@@ -128,9 +129,10 @@ def skinny(fd, results):
         floor_ms = 2 * (m * k + n * k + m * n) / rate / 1e9
         row = {"m": m, "n": n, "k": k, "floor_ms": floor_ms, "schedule": dict(vars(fd.compile(xs).params))}
         timed = {"cublas": lambda: xs[0] @ xs[1].t()}
-        timed.update({name: lambda s=s: fd.execute(xs, schedule=s) for name, s in skinny_variants(fd, m, n, k).items()})
+        variants = skinny_variants(fd, xs)
+        timed.update({name: lambda s=s: fd.execute(xs, schedule=s) for name, s in variants.items()})
         want = xs[0] @ xs[1].t()
-        for name, s in skinny_variants(fd, m, n, k).items():
+        for name, s in variants.items():
             got = fd.execute(xs, schedule=s)[0]
             row.setdefault("max_rel_err", {})[name] = ((got.float() - want.float()).abs().max()
                                                        / want.float().abs().max()).item()
@@ -167,8 +169,9 @@ def main():
     fds = {name: spec[0]() for name, spec in FUSIONS.items()}
     if args.build:
         for m, n, k in SKINNY_SHAPES if only is None else ():
-            for s in skinny_variants(fds["plain"], m, n, k).values():
-                fds["plain"].compile(inputs("plain", m, n, k, "meta"), schedule=s)
+            xs = inputs("plain", m, n, k, "meta")
+            for s in skinny_variants(fds["plain"], xs).values():
+                fds["plain"].compile(xs, schedule=s)
             print("built skinny", m, n, k, flush=True)
         if args.skinny:
             return

@@ -62,9 +62,9 @@ def rows(only, skinny=False):
          for s in bm.EPILOGUE_SHAPES]
 
 
-def systems_of(fd, name, shape, variants, skinny):
-    """{system: schedule} of a row: a skinny row's are bench_matmul's skinny table's."""
-    return bm.skinny_variants(fd, *shape) if skinny else systems(name, variants)
+def systems_of(fd, name, xs, variants, skinny):
+    """{system: schedule} of a row on inputs `xs`: a skinny row's are bench_matmul's skinny table's."""
+    return bm.skinny_variants(fd, xs) if skinny else systems(name, variants)
 
 
 def launch(only, variants, skinny) -> None:
@@ -79,7 +79,7 @@ def launch(only, variants, skinny) -> None:
         fd, eager = fds[name], bm.FUSIONS[name][1]
         xs = bm.inputs(name, m, n, k, "cuda")
         timed = {system: (lambda s=s: fd.execute(xs, schedule=s))
-                 for system, s in systems_of(fd, name, (m, n, k), variants, skinny).items()}
+                 for system, s in systems_of(fd, name, xs, variants, skinny).items()}
         if name in ("plain", bm.KN):
             timed["cublas"] = lambda: eager(*xs)
         else:
@@ -162,8 +162,9 @@ def main():
     if args.build:
         fds = {name: spec[0]() for name, spec in bm.FUSIONS.items()}
         for name, (m, n, k) in rows(only, args.skinny):
-            for s in systems_of(fds[name], name, (m, n, k), args.variants, args.skinny).values():
-                fds[name].compile(bm.inputs(name, m, n, k, "meta"), schedule=s)
+            xs = bm.inputs(name, m, n, k, "meta")
+            for s in systems_of(fds[name], name, xs, args.variants, args.skinny).values():
+                fds[name].compile(xs, schedule=s)
             print("built", name, m, n, k, flush=True)
         return
     if args.launch:

@@ -118,7 +118,8 @@ def get_or_build(key: str, build, describe: str) -> Artifact:
         return artifact
     if offline():
         raise OfflineMiss(f"FUSER_MLIR_OFFLINE=1 and no cached kernel for {describe} (key {key}) in "
-                          f"{cache_dir()}: build the artifacts on a machine with the MLIR bindings first")
+                          f"{cache_dir()}: build the artifacts on a machine with the MLIR bindings first, for this GPU "
+                          f"(FUSER_MLIR_DEVICE names it there)")
     artifact = build()
     store(artifact)
     return artifact

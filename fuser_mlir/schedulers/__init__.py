@@ -26,13 +26,41 @@ attribute).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
 
 I32_MAX = 2 ** 31 - 1       # the largest size an i32 kernel scalar holds
-SMS = 132      # H100 SXM: the SMs the heuristics size waves and rounds by (launches use the device's own count)
+
+
+@dataclass(frozen=True)
+class DeviceSig:
+    """The GPU heuristics decide for: its SM count (waves of tiles, rounds of CTAs; launches size
+    persistent grids by the device's own count) and its DRAM bandwidth in GB/s (how many CTAs
+    must stream to reach it: matmul.py's skinny split-K)."""
+    name: str
+    sms: int
+    dram_gbps: int
+
+
+# Targets by name, as the CUDA driver reports them (memory clock x bus width x 2).
+TARGETS = {"h100": DeviceSig("NVIDIA H100 80GB HBM3", 132, 3352), "h200": DeviceSig("NVIDIA H200", 132, 4814)}
+TARGET_ENV = "FUSER_MLIR_DEVICE"
+DEFAULT_TARGET = "h100"
+
+
+def target_device() -> DeviceSig:
+    """The device a fusion is scheduled for when no input is on a GPU (fd.compile on meta
+    tensors, fuser-opt): $FUSER_MLIR_DEVICE names one of TARGETS, else the H100.  Inputs on a GPU
+    are scheduled for that GPU (compiler.input_signature), so artifacts built here for the
+    device the kernels will run on are the ones its heuristics pick there."""
+    name = os.environ.get(TARGET_ENV, "").strip().lower() or DEFAULT_TARGET
+    if name not in TARGETS:
+        raise FusionError(f"{TARGET_ENV}={name!r}: expected one of {', '.join(TARGETS)} (the GPU that "
+                          "kernels compiled off the GPU are scheduled for)")
+    return TARGETS[name]
 
 
 @dataclass(frozen=True)
@@ -69,12 +97,14 @@ class ReduceSig:
 
 @dataclass(frozen=True)
 class FusionSig:
-    """What schedulers decide from: the fusion ops used and the inputs' and outputs' types."""
+    """What schedulers decide from: the fusion ops used, the inputs' and outputs' types, and the
+    GPU."""
     ops: frozenset[str]         # fusion op names without the dialect prefix: "unary", "reduce", ...
     inputs: tuple[TensorSig, ...]
     outputs: tuple[TensorSig, ...]
     matmuls: tuple[MatmulSig, ...] = ()
     reductions: tuple[ReduceSig, ...] = ()
+    device: DeviceSig = field(default_factory=target_device)
 
 
 def registry():

@@ -37,21 +37,45 @@ output tiles (up to 6; storing a tile in two halves through half the memory, whi
 stage at 128 x 256, ran no faster: Nsight Compute at boost clocks, 4096^3 178.2-179.7 us against
 178.6-180.5, 8192^3 1370-1380 against 1354-1365, where cuBLAS took 174.8-175.4 and 1366-1371; again
 in another run, 180.4 against 181.7 at 4096^3 and 1749.7 against 1716.9 at 8192 x 10240 x 8192);
-the estimated time is waves of tiles over the SMs (SMS, the H100 SXM's 132) x block_n x the
+the estimated time is waves of tiles over the device's SMs (132 on the H100 and H200) x block_n x the
 per-column cost of that width (TILE_COST, ONE_GROUP_TILE_COST unsplit where one raster group holds
 every tile row; 2 stages cost TWO_STAGE_COST);
 the cheapest wins, ties to the wider tile.  Wave quantization decides narrow problems: N = 2112
 in 192-wide tiles is 11 columns of tiles, not 8.25.  When the tiles leave at least half the SMs
-idle (at most SMS / 2), split-K counts 1..min(32, K tiles) are weighed too (measured on the H100:
+idle (at most half the SMs), split-K counts 1..min(32, K tiles) are weighed too (measured on the H100:
 1024 x 2112 x 7168 in 88 tiles of 192 ran 56 us unsplit and 88 us in 3 splits, which the cost
 below had put 26 % ahead; one measurement, not a fit): a unit costs its share of K tiles plus
 UNIT_KTILES and, split, SPLIT_KTILES (estimates, not yet measured), times the waves of units;
 the f32 partial tile shares the output tiles' memory, so fewer stages may fit.  `group_m` 8.
 Skinny problems are decided before the cost model (`skinny_decisions`): M <= SKINNY_M takes
-64-row tiles of the narrowest width whose tiles fit one wave (SMS), in as many splits as one
-wave of units holds, unsplit where that is fewer than MIN_SKINNY_SPLITS (no width fits: the cost
-model decides).  Measured on the H100 (M in {16, 64, 128} x (N, K) in {(2112, 7168),
-(1024, 16384), (2048, 32768), (7168, 16384)}): 64 x 128 tiles were the fastest of
+64-row tiles of the narrowest width whose tiles fit one wave of the device's SMs, in as many
+splits as one wave of units holds -- unless the tile columns already draw the device's DRAM rate
+(no width fits: the cost model decides).  A column's row tiles share its weights through L2, so
+the columns are the weight streams, and each counts for SKINNY_STREAM_GBPS of the DRAM's rate:
+unsplit when columns >= DRAM GB/s / SKINNY_STREAM_GBPS (52 on the H100, 75 on the H200).  Fewer
+columns in two row tiles (M > 64) that no split fits in a wave are left to the cost model, whose
+128-row tiles stream each column once and split (H200, same probe: 128 x 4352 x 16384, 34
+columns, 50.9 / 48.9 us in its 128 x 176 tiles in 5 splits against 79.2 / 74.6 unsplit in 64 x
+128; 128 x 5120 x 8192 33.8 / 32.1 against 42.4 / 39.5; 128 x 7168 x 16384 74.8 / 74.7 against
+81.4 / 78.8; 96 and 128 x 10240 x 8192, 64 columns of 160, 52.3-54.9 alone either way, 52.3-55.0
+in chains against 57.6-58.7; F.linear 48.4 / 47.6, 28.0 / 27.1, 77.7 / 71.8, 50.5-53.8 /
+48.3-54.9).  A
+CTA streaming alone draws about 50 GB/s (H200: 48-64 unsplit columns at 49.8-53.8 GB/s each, 32
+columns of 128 x 4096 x 8192 at 50), so fewer columns leave DRAM bandwidth idle, and a split's
+protocol (~4 us: matmul_kernel.py) is what splitting costs.  The constant sits between the
+measured points: on the H100, 56 columns (64 x 7168 x 16384) ran 0.7 % slower alone and 3 % in
+chains in 2 splits (below); on the H200 (a probe, fastest of three rounds, us alone / in chains
+of 8, against F.linear) 2 splits ran faster at 48-64 columns: 64 x 6144 x 8192 36.0 / 36.5
+against 42.1 / 39.3 unsplit (F.linear 30.1 / 29.1), 64 x 7168 x 16384 66.9 / 68.2 against
+78.1 / 74.9 (62.2 / 62.1), 16 x 7168 x 16384 63.7 / 67.0 against 77.9 / 81.6 (63.9 / 64.1),
+64 x 8192 x 8192 41.2 / 39.6 against 42.7 / 40.1 (38.0 / 37.6), 64 x 8192 x 16384 72.9 / 71.7
+against 78.3 / 75.4 (69.9 / 70.1), and 128 x 4096 x 8192 (64 tiles, 32 columns) 28.6 / 28.9
+against 42.1 / 38.9 (26.9 / 25.6).  Before this rule every device took 3 or more splits or none
+(2 lost on the H100 at 56 columns); the H100 choices it changes -- 2 splits at 45-52 tiles of M <=
+64 and at 23-33 columns of M in 65..128, the cost model at 34-51 columns of M in 65..128 -- are
+not measured on the H100.
+Measured on the H100 (M in {16, 64, 128} x (N, K) in {(2112, 7168), (1024, 16384), (2048, 32768),
+(7168, 16384)}): 64 x 128 tiles were the fastest of
 64 x {256, 192, 128, 64} or within 7 % of it on every shape (one run); at one wave of units
 every width streams the same B bytes per unit, and a split's partial tile (its f32 store,
 reduce-add and read-back) grows with the width.  Wider N (M in {64, 96, 128} x N in {10240,
@@ -61,9 +85,10 @@ the 8 unsplit 64- and 128-row variants or within 3 % of it, and at M = 96-128, N
 unsplit 67.6-68.4).  8-34 tiles ran 1.5-3.7x faster in 3-16 splits than unsplit; 56 tiles
 (N = 7168) no faster in 2 splits (64 x 7168 x 16384: 90.3 us unsplit, 94.9 split).  Again with
 the L2 prefetch (fastest of three rounds, us alone / in chains of 8 calls): on an H100 88.8 / 90.2
-unsplit, 89.4 / 93.1 in 2 splits; but on an H200 78.9 / 75.1 unsplit and 66.9 / 68.1 in 2
-splits, against F.linear's 63.6 / 64.0.  These constants are the H100's: the H200's faster HBM
-wants more CTAs streaming (a device-aware choice would need the device in the artifact key).
+unsplit, 89.4 / 93.1 in 2 splits; on an H200 78.9 / 75.1 unsplit and 66.9 / 68.1 in 2 splits,
+against F.linear's 63.6 / 64.0.  Off the GPU, kernels are scheduled for the device that
+$FUSER_MLIR_DEVICE names (schedulers.target_device); the decisions key the artifacts, so one
+kernel serves every device whose heuristics pick it.
 tools/bench_matmul.py's skinny table compares them with the 128-row tiles the cost model picks;
 naming block_m 128 leaves every decision to it.  At M = 128, 128-row tiles in as many splits as
 a wave holds ran slower than the heuristic's 64-row ones (two runs): 128 x 1024 x 16384 25.5-26.0
@@ -143,7 +168,7 @@ from dataclasses import asdict, dataclass, replace
 from ..dialects.nvasync import SPLIT_K_MODES
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
-from . import SMS, FusionSig, TensorSig, contradicted_kinds, is_integer
+from . import FusionSig, TensorSig, contradicted_kinds, is_integer
 
 BLOCK_MS = (128, 64)            # tile rows: a consumer warpgroup per 64 rows (the rows of a wgmma)
 CLUSTER_MS = (1, 2)             # CTAs per cluster along M (B multicast to both)
@@ -195,7 +220,7 @@ WORKSPACE_ROW = 256
 # 1-3 % faster at 4096^3 and 8192 x 10240 x 8192 (Nsight Compute; matmul_kernel.py).
 TMA_OPERANDS = 1
 SKINNY_M = 128                          # skinny_decisions
-MIN_SKINNY_SPLITS = 3                   # fewer do not pay (module docstring)
+SKINNY_STREAM_GBPS = 64                 # the DRAM rate a weight stream counts for (module docstring)
 SKINNY_L2_PREFETCH = 1                  # K tiles of B prefetched before the grid wait (module docstring)
 MAX_STAGES = 6
 MAX_L2_PREFETCH = 1 << 16               # K tiles (any more than a unit's are its all)
@@ -434,17 +459,22 @@ def b_kind(sig: FusionSig) -> str | None:
     return None
 
 
-def skinny_decisions(m: int, n: int, ktiles: int, widths) -> dict:
-    """block_m, block_n (of `widths`), split_k and l2_prefetch of a skinny problem (module
-    docstring), else none."""
+def skinny_decisions(m: int, n: int, ktiles: int, widths, device) -> dict:
+    """block_m, block_n (of `widths`), split_k and l2_prefetch of a skinny problem on `device`
+    (module docstring), else none."""
     if not 0 < m <= SKINNY_M or n <= 0:
         return {}
     for block_n in sorted(widths):              # the narrowest that fits: the most tiles in one wave
-        tiles = math.ceil(m / 64) * math.ceil(n / block_n)
-        if tiles <= SMS:
-            splits = min(MAX_SPLIT_K, ktiles, SMS // tiles)
-            return {"block_m": 64, "block_n": block_n, "split_k": splits if splits >= MIN_SKINNY_SPLITS else 1,
-                    "l2_prefetch": SKINNY_L2_PREFETCH}
+        columns = math.ceil(n / block_n)
+        tiles = math.ceil(m / 64) * columns
+        if tiles <= device.sms:
+            # A tile column's row tiles share its weights through L2: the columns are the streams.
+            splits = min(MAX_SPLIT_K, ktiles, device.sms // tiles)
+            if columns >= device.dram_gbps / SKINNY_STREAM_GBPS:
+                splits = 1
+            elif splits == 1 and tiles > columns:
+                return {}           # too few streams and no split fits the wave: the cost model's tiles
+            return {"block_m": 64, "block_n": block_n, "split_k": splits, "l2_prefetch": SKINNY_L2_PREFETCH}
     return {}
 
 
@@ -463,14 +493,14 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
     widths = [fixed["block_n"]] if "block_n" in fixed else widths
     clustered = fixed.get("cluster_m", 1) > 1     # a cluster's tiles are unsplit
     if fixed.get("block_m", 64) == 64 and not clustered:   # 128-row tiles named: the cost model decides the rest
-        fixed = {**skinny_decisions(m, n, ktiles, widths), **fixed}
+        fixed = {**skinny_decisions(m, n, ktiles, widths, sig.device), **fixed}
     block_m = fixed.get("block_m", 128)
     candidates = []
     for block_n in ([fixed["block_n"]] if "block_n" in fixed else widths):
         tiles = math.ceil(m / block_m) * math.ceil(n / block_n) if m > 0 and n > 0 else None
         # Splitting pays only when the tiles leave half the SMs idle; sizes unknown until launch: no split.
         splits = [fixed["split_k"]] if "split_k" in fixed else \
-            [1] if tiles is None or tiles > SMS // 2 or clustered else range(1, min(MAX_SPLIT_K, ktiles) + 1)
+            [1] if tiles is None or tiles > sig.device.sms // 2 or clustered else range(1, min(MAX_SPLIT_K, ktiles) + 1)
         for split_k in splits:
             probe = MatmulSchedule(**base, block_n=block_n, block_m=block_m, stages=1, split_k=split_k,
                                    split_k_mode=mode)
@@ -479,7 +509,7 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
             if stages < 2 and "stages" not in fixed:
                 continue
             # A large problem when sizes are unknown: waves x block_n is the same for every width.
-            waves = math.ceil(tiles * split_k / SMS) if tiles else 1 / block_n
+            waves = math.ceil(tiles * split_k / sig.device.sms) if tiles else 1 / block_n
             per_unit = math.ceil(ktiles / split_k) + UNIT_KTILES + (SPLIT_KTILES if split_k > 1 else 0)
             one_group = split_k == 1 and tiles is not None and math.ceil(m / block_m) <= fixed.get("group_m", 8)
             tile_cost = (ONE_GROUP_TILE_COST if one_group else TILE_COST).get(block_n, 1.0)

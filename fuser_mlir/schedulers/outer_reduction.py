@@ -33,7 +33,7 @@ The heuristic.  vector: 16 bytes of the narrowest full input, halved until it di
 threads 256, as many CTAs resident on each SM (at most 4) as a register estimate allows (the
 kernel asks ptxas for them: 4 CTAs cap a thread at 64 registers); tx: enough threads for the strip's N columns, at most 256 f32 columns (a TMA box row)
 and at least 16 bytes of f32 (W >= 4); unroll 4; splits: as many as half a round of the
-resident CTAs holds (strips x splits <= CTAs per SM x SMS / 2; a full reduction: a whole round),
+resident CTAs holds (strips x splits <= CTAs per SM x the device's SMs / 2; a full reduction: a whole round),
 each split at least 4 x unroll rows a thread (a full reduction's: 2 x unroll).  Measured on the
 H100 (bf16 sums):
 - a second round of a few units doubles their time: at 32768 x 8192 (32 strips) 17 splits (544
@@ -53,7 +53,7 @@ from dataclasses import asdict, dataclass, replace
 
 from ..diagnostics import FusionError
 from ..frontend.dtypes import DataType
-from . import I32_MAX, SMS, FusionSig, TensorSig, contradicted_kinds, is_integer
+from . import I32_MAX, FusionSig, TensorSig, contradicted_kinds, is_integer
 from .row_reduction import VECTOR_BYTES, _dims_match, inputs_problem, reduction_problem, reductions_listed
 
 THREADS = 256
@@ -232,7 +232,7 @@ class _OuterReduction:
         params = OuterReductionSchedule(tuple(t.dtype.value for t in sig.inputs),
                                         tuple(t.dtype.value for t in sig.outputs), in_kinds,
                                         tuple(r.kind for r in sig.reductions), full, vector, THREADS, tx, UNROLL, 1)
-        round_ = params.ctas_per_sm * SMS // (1 if full else 2)
+        round_ = params.ctas_per_sm * sig.device.sms // (1 if full else 2)
         want = round_ // strips
         most = MAX_SPLITS if rows < 0 else max(1, rows // ((2 if full else 4) * UNROLL * ty))
         return replace(params, splits=max(1, min(want, most, MAX_SPLITS)))

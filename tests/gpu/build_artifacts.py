@@ -6,6 +6,8 @@
     python3 tests/gpu/build_artifacts.py --match overlap,splitk   # the cases whose names contain either
 
 TMA-pointwise cases are built once per pipeline mode (cases.with_modes), as test_pointwise runs them.
+Every case is scheduled for each GPU of schedulers.TARGETS (FUSER_MLIR_DEVICE), so the suite finds
+its kernels on either; where the heuristics agree, one kernel serves both.
 """
 import os
 import sys
@@ -19,6 +21,7 @@ from test_matmul import CASES as MATMUL_CASES, HUGE as HUGE_MATMUL  # noqa: E402
 from test_strided import CASES as STRIDED_CASES, EXTRA as STRIDED_EXTRA, make_inputs  # noqa: E402
 
 from fuser_mlir.frontend.dtypes import torch_dtype  # noqa: E402
+from fuser_mlir.schedulers import TARGET_ENV, TARGETS  # noqa: E402
 
 
 def example(shape, dtype):
@@ -64,8 +67,10 @@ def main():
         if listing:
             print(name, schedule)
             continue
-        fd = build()
-        fd.compile(inputs_of(fd), schedule=schedule)
+        for target in TARGETS:
+            os.environ[TARGET_ENV] = target
+            fd = build()
+            fd.compile(inputs_of(fd), schedule=schedule)
         print("built", name)
 
 

@@ -1,4 +1,4 @@
-"""The matmul scheduler on the H100 against torch in float64: fresh random normal inputs,
+"""The matmul scheduler on the GPU (an H100 or H200) against torch in float64: fresh random normal inputs,
 NaN-poisoned outputs, ragged M, N and K (M = 1, K below one tile, tails in every dim, batch dims
 folded into M, more tiles than SMs), both B layouts (w [N, K] of linear, b [K, N] of matmul, and
 transposed views of each, which read as the other layout), bf16 and f16, and every epilogue kind:
@@ -224,11 +224,17 @@ for name, kind, layout, (m, n, k) in [("prefetch-all-bias-gelu-waves", "bias-gel
                   lambda dev, kd=kind, s=(m, n, k), bl=layout: linear_inputs(kd, BF16, *s, dev, bl),
                   {"scheduler": "matmul", "l2_prefetch": 65536}))
 # The heuristic's 64-row tiles where 128 wide would exceed a wave: 2 x 64 tiles of 64 x 160, the
-# second tile row 32 rows deep.
+# second tile row 32 rows deep (on the H100; the H200's DRAM wants more than 64 columns streaming,
+# and its cost model takes 128-row tiles).
 CASES.append(("skinny-heuristic-bias-gelu-bn160", lambda: linear(BF16, EPILOGUES["bias-gelu"][1], (1,)),
               lambda dev: linear_inputs("bias-gelu", BF16, 96, 10240, 256, dev), None))
 CASES.append(("splitk-heuristic-plain", lambda: linear(BF16, EPILOGUES["plain"][1]),
               lambda dev: linear_inputs("plain", BF16, 64, 1024, 16384, dev), None))
+# 56 tile columns of 64 x 128: unsplit on the H100, 2 splits on the H200 (the GPU's DRAM rate
+# decides, matmul.py), whichever runs the suite.
+CASES.append(("skinny-heuristic-device-silu-gate",
+              lambda: linear(BF16, EPILOGUES["silu-gate"][1], EPILOGUES["silu-gate"][0]),
+              lambda dev: linear_inputs("silu-gate", BF16, 64, 7168, 1024, dev), None))
 BY_NAME = {c[0]: c for c in CASES}
 # M x N past 2^31 elements: a full operand's element offsets (row x N + col) need 64 bits.  Checked
 # on rows at both ends (a whole float64 reference would take ~17 GB).
@@ -331,3 +337,17 @@ def test_a_full_operand_past_2_31_elements():
     fd.execute(inputs, out=[out])
     rows = torch.cat([torch.arange(64), torch.arange(x.shape[0] - 64, x.shape[0])]).cuda()
     check(name, fd, [out[rows]], reference(fd, [x[rows], w, gate[rows]]))
+
+
+def test_the_gpu_is_one_of_the_targets_kernels_are_built_for():
+    """Kernels built off the GPU are scheduled for a target (FUSER_MLIR_DEVICE); the GPU's own
+    facts (SMs, DRAM rate from its memory clock and bus width) must be that target's, or its
+    heuristics would pick kernels nobody built."""
+    from fuser_mlir.compiler import cuda_device
+    from fuser_mlir.schedulers import TARGETS
+
+    device = cuda_device(torch.cuda.current_device())
+    target = next((t for t in TARGETS.values() if t.name == device.name), None)
+    assert target is not None, f"{device} is none of the targets {list(TARGETS.values())}"
+    assert device.sms == target.sms and abs(device.dram_gbps - target.dram_gbps) <= 0.01 * target.dram_gbps, \
+        (device, target)
