@@ -4,6 +4,7 @@
     fuser-opt k.mlir --pass-pipeline='builtin.module(fuser-lower-nvasync,canonicalize)'
     fuser-opt k.mlir --emit=ptx -o k.ptx                    # the whole lowering
     fuser-opt t.mlir --split-input-file --verify-diagnostics
+    FUSER_MLIR_DEVICE=h200 fuser-opt f.mlir -p fuser-schedule   # heuristics decide for an H200
 
 Errors print as `file:line:col: error: message` and exit with status 1; no traceback, whatever
 the input.  An empty input is an empty module.
