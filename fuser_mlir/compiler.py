@@ -20,7 +20,7 @@ warpgroup (warp_specialized) and the mbarrier arrays, so only the kernel knows i
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .backend.target import TargetOptions
 from .diagnostics import FusionError
@@ -66,10 +66,11 @@ class CompiledFusion:
 
     def run(self, inputs, out=None):
         """Launch on torch CUDA tensors of the signature it was compiled for (checked every call;
-        `fd.execute` caches the launcher)."""
+        `fd.execute` caches the launcher), on any Hopper GPU: the device the kernel was scheduled
+        for only guided the heuristics."""
         fd = self.fusion
         sig = input_signature(fd, inputs)
-        if sig != self.sig:
+        if replace(sig, device=self.sig.device) != self.sig:
             raise FusionError(f"compiled for inputs {list(self.sig.inputs)}, got {list(sig.inputs)}: "
                               "compile for these (fd.execute does)")
         return self.launcher(device_of(fd, inputs, out))(inputs, out)
@@ -158,13 +159,10 @@ def input_signature(fd: Fusion, inputs) -> FusionSig:
 
 @functools.cache
 def cuda_device(index: int) -> DeviceSig:
-    """CUDA device `index` as heuristics see it: its SMs, and its DRAM bandwidth from the memory
-    clock (kHz) and bus width (bits), two transfers a clock."""
-    import torch
+    """CUDA device `index` as heuristics see it: its name, SMs and DRAM bandwidth."""
+    from .runtime.driver import device_facts
 
-    props = torch.cuda.get_device_properties(index)
-    return DeviceSig(props.name, props.multi_processor_count,
-                     round(2 * props.memory_clock_rate * props.memory_bus_width / 8 / 1e6))
+    return DeviceSig(*device_facts(index))
 
 
 def choose(sig: FusionSig, schedule: dict | None):

@@ -326,3 +326,22 @@ def test_runtime_driver_imports_no_mlir():
                            "assert not [m for m in sys.modules if m == 'mlir' or m.startswith('mlir.')]"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("target, clock_khz, bus_bits", [("h100", 2619000, 5120), ("h200", 3201000, 6016)])
+def test_device_facts_read_the_drivers_attributes(monkeypatch, target, clock_khz, bus_bits):
+    """A GPU reporting a target's name, SMs, memory clock and bus width (the H100's and H200's as
+    their drivers report them) is scheduled as that target."""
+    from fuser_mlir.runtime import driver
+    from fuser_mlir.schedulers import TARGETS
+
+    want = TARGETS[target]
+    values = {"MULTIPROCESSOR_COUNT": want.sms, "MEMORY_CLOCK_RATE": clock_khz, "GLOBAL_MEMORY_BUS_WIDTH": bus_bits}
+    ok = SimpleNamespace(CUDA_SUCCESS=0)
+    fake = SimpleNamespace(
+        CUresult=ok, cuInit=lambda flags: (0,), cuDeviceGet=lambda ordinal: (0, f"device {ordinal}"),
+        CUdevice_attribute=SimpleNamespace(**{f"CU_DEVICE_ATTRIBUTE_{k}": k for k in values}),
+        cuDeviceGetAttribute=lambda attr, handle: (0, values[attr]),
+        cuDeviceGetName=lambda size, handle: (0, want.name.encode().ljust(size, b"\0")))
+    monkeypatch.setattr(driver, "_cu", lambda: fake)
+    assert driver.device_facts(3) == (want.name, want.sms, want.dram_gbps)

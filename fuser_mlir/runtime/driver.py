@@ -197,6 +197,23 @@ def require_hopper(tensors, names) -> int:
     return device
 
 
+def device_facts(device: int) -> tuple[str, int, int]:
+    """(name, SMs, DRAM GB/s) of CUDA device `device`, from driver attributes (CUDA 13 dropped the
+    memory clock from cudaDeviceProp, and older torch builds do not report it): the DRAM rate is
+    the memory clock (kHz) x the bus width (bits) x two transfers a clock."""
+    cu = _cu()
+    check(cu.cuInit(0), "cuInit")
+    handle = check(cu.cuDeviceGet(device), "cuDeviceGet")
+
+    def attribute(name):
+        return check(cu.cuDeviceGetAttribute(getattr(cu.CUdevice_attribute, f"CU_DEVICE_ATTRIBUTE_{name}"), handle),
+                     f"cuDeviceGetAttribute({name})")
+
+    name = check(cu.cuDeviceGetName(256, handle), "cuDeviceGetName").split(b"\0")[0].decode()
+    dram_gbps = round(2 * attribute("MEMORY_CLOCK_RATE") * attribute("GLOBAL_MEMORY_BUS_WIDTH") / 8 / 1e6)
+    return name, attribute("MULTIPROCESSOR_COUNT"), dram_gbps
+
+
 @dataclass(frozen=True)
 class LoadedKernel:
     function: int          # CUfunction handle

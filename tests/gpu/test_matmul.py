@@ -351,3 +351,24 @@ def test_the_gpu_is_one_of_the_targets_kernels_are_built_for():
     assert target is not None, f"{device} is none of the targets {list(TARGETS.values())}"
     assert device.sms == target.sms and abs(device.dram_gbps - target.dram_gbps) <= 0.01 * target.dram_gbps, \
         (device, target)
+
+
+def test_a_kernel_scheduled_for_the_other_target_runs_here(monkeypatch):
+    """fd.compile on meta tensors schedules for FUSER_MLIR_DEVICE; the kernel runs on any Hopper
+    GPU (the device guided only the heuristics): here the other target's choice for a shape the
+    two targets split differently."""
+    from fuser_mlir.compiler import cuda_device
+    from fuser_mlir.schedulers import TARGET_ENV, TARGETS
+
+    here = cuda_device(torch.cuda.current_device())
+    other = next(name for name, target in TARGETS.items() if target.name != here.name)
+    name, build, make, _ = BY_NAME["skinny-heuristic-device-silu-gate"]
+    fd, inputs = build(), make("cuda")
+    monkeypatch.setenv(TARGET_ENV, other)
+    compiled = fd.compile(make("meta"))
+    assert compiled.params.split_k != fd.compile(inputs).params.split_k, compiled.params
+    refs = reference(fd, inputs)
+    out = [torch.full(r.shape, float("nan"), dtype=torch_dtype(t.dtype), device="cuda")
+           for r, t in zip(refs, fd.outputs)]
+    compiled.run(inputs, out=out)
+    check(f"{name} scheduled for {other}", fd, out, refs)
