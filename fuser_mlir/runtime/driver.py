@@ -198,9 +198,10 @@ def require_hopper(tensors, names) -> int:
 
 
 def device_facts(device: int) -> tuple[str, int, int]:
-    """(name, SMs, DRAM GB/s) of CUDA device `device`, from driver attributes (CUDA 13 dropped the
-    memory clock from cudaDeviceProp, and older torch builds do not report it): the DRAM rate is
-    the memory clock (kHz) x the bus width (bits) x two transfers a clock."""
+    """(name, SMs, DRAM GB/s) of CUDA device `device`, from driver attributes, which every CUDA
+    version keeps (CUDA 13 dropped the memory clock from cudaDeviceProp; torch's device properties
+    depend on its version): the DRAM rate is the memory clock (kHz) x the bus width (bits) x two
+    transfers a clock."""
     cu = _cu()
     check(cu.cuInit(0), "cuInit")
     handle = check(cu.cuDeviceGet(device), "cuDeviceGet")

@@ -52,28 +52,27 @@ Skinny problems are decided before the cost model (`skinny_decisions`): M <= SKI
 splits as one wave of units holds -- unless the tile columns already draw the device's DRAM rate
 (no width fits: the cost model decides).  A column's row tiles share its weights through L2, so
 the columns are the weight streams, and each counts for SKINNY_STREAM_GBPS of the DRAM's rate:
-unsplit when columns >= DRAM GB/s / SKINNY_STREAM_GBPS (52 on the H100, 75 on the H200).  Fewer
-columns in two row tiles (M > 64) that no split fits in a wave are left to the cost model, whose
-128-row tiles stream each column once and split (H200, same probe: 128 x 4352 x 16384, 34
-columns, 50.9 / 48.9 us in its 128 x 176 tiles in 5 splits against 79.2 / 74.6 unsplit in 64 x
-128; 128 x 5120 x 8192 33.8 / 32.1 against 42.4 / 39.5; 128 x 7168 x 16384 74.8 / 74.7 against
-81.4 / 78.8; 96 and 128 x 10240 x 8192, 64 columns of 160, 52.3-54.9 alone either way, 52.3-55.0
-in chains against 57.6-58.7; F.linear 48.4 / 47.6, 28.0 / 27.1, 77.7 / 71.8, 50.5-53.8 /
-48.3-54.9).  A
-CTA streaming alone draws about 50 GB/s (H200: 48-64 unsplit columns at 49.8-53.8 GB/s each, 32
+unsplit when columns >= DRAM GB/s / SKINNY_STREAM_GBPS (52 on the H100, 75 on the H200).  A CTA
+streaming alone draws about 50 GB/s (H200: 48-64 unsplit columns at 49.8-53.8 GB/s each, 32
 columns of 128 x 4096 x 8192 at 50), so fewer columns leave DRAM bandwidth idle, and a split's
 protocol (~4 us: matmul_kernel.py) is what splitting costs.  The constant sits between the
 measured points: on the H100, 56 columns (64 x 7168 x 16384) ran 0.7 % slower alone and 3 % in
-chains in 2 splits (below); on the H200 (a probe, fastest of three rounds, us alone / in chains
+chains in 2 splits (below); on the H200 (probes, fastest of three rounds, us alone / in chains
 of 8, against F.linear) 2 splits ran faster at 48-64 columns: 64 x 6144 x 8192 36.0 / 36.5
 against 42.1 / 39.3 unsplit (F.linear 30.1 / 29.1), 64 x 7168 x 16384 66.9 / 68.2 against
 78.1 / 74.9 (62.2 / 62.1), 16 x 7168 x 16384 63.7 / 67.0 against 77.9 / 81.6 (63.9 / 64.1),
 64 x 8192 x 8192 41.2 / 39.6 against 42.7 / 40.1 (38.0 / 37.6), 64 x 8192 x 16384 72.9 / 71.7
 against 78.3 / 75.4 (69.9 / 70.1), and 128 x 4096 x 8192 (64 tiles, 32 columns) 28.6 / 28.9
-against 42.1 / 38.9 (26.9 / 25.6).  Before this rule every device took 3 or more splits or none
-(2 lost on the H100 at 56 columns); the H100 choices it changes -- 2 splits at 45-52 tiles of M <=
-64 and at 23-33 columns of M in 65..128, the cost model at 34-51 columns of M in 65..128 -- are
-not measured on the H100.
+against 42.1 / 38.9 (26.9 / 25.6).  Fewer columns in two row tiles (M > 64) that no split fits
+in a wave are left to the cost model, whose 128-row tiles stream each column once and split
+(H200: 128 x 4352 x 16384, 34 columns, 50.9 / 48.9 us in its 128 x 176 tiles in 5 splits against
+79.2 / 74.6 unsplit in 64 x 128; 128 x 5120 x 8192 33.8 / 32.1 against 42.4 / 39.5; 128 x 7168 x
+16384 74.8 / 74.7 against 81.4 / 78.8; 96 and 128 x 10240 x 8192, 64 columns of 160, 52.3-54.9
+alone either way, 52.3-55.0 in chains against 57.6-58.7; F.linear 48.4 / 47.6, 28.0 / 27.1,
+77.7 / 71.8, 50.5-53.8 / 48.3-54.9).  Before this rule every device took 3 or more splits or
+none (2 lost on the H100 at 56 columns); the H100 choices it changes -- 2 splits at 45-52 tiles
+of M <= 64 and at 23-33 columns of M in 65..128, the cost model at 34-51 columns of M in
+65..128 -- are not measured on the H100.
 Measured on the H100 (M in {16, 64, 128} x (N, K) in {(2112, 7168), (1024, 16384), (2048, 32768),
 (7168, 16384)}): 64 x 128 tiles were the fastest of
 64 x {256, 192, 128, 64} or within 7 % of it on every shape (one run); at one wave of units
