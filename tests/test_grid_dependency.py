@@ -1,5 +1,6 @@
-"""fuser-grid-dependency on every scheduler's kernels (no GPU): each starts with `launch_dependents`,
-waits once, in its top-level block, before its first global access (so the runtime may launch it
+"""fuser-grid-dependency on every scheduler's kernels (no GPU): each (no `launch_dependents`: its
+dependents launch as its CTAs exit) waits once, in its top-level block, before its first global
+access (so the runtime may launch it
 while the previous kernel in the stream runs: meta "dependent_launch"), and fuser-verify-syncs
 rejects the wait moved past a global access.  GPU: tests/gpu/test_dependent_launch.py."""
 import pytest
@@ -65,7 +66,7 @@ def test_every_kernel_waits_for_the_previous_one_before_touching_global_memory(n
         module = ir.Module.parse(compiled.kernel_ir)        # kept: its ops live as long as it does
         func, body = _body(module)
         names = [op.name for op in body]
-        assert names[0] == "nvasync.launch_dependents"
+        assert "nvasync.launch_dependents" not in names, "dependents launch as the CTAs exit"
         assert compiled.kernel_ir.count('"nvasync.grid_dependency_wait"') == 1, "one wait, in the top-level block"
         wait = names.index("nvasync.grid_dependency_wait")
         first = next(k for k, op in enumerate(body) if first_global_access(op) is not None)
@@ -74,7 +75,7 @@ def test_every_kernel_waits_for_the_previous_one_before_touching_global_memory(n
         assert all("fuser.derived" in op.attributes for op in body[wait + 1:first]), names[wait:first + 1]
         assert verify_function(func) == []
     ptx = compiled.ptx
-    assert "griddepcontrol.launch_dependents;" in ptx and "griddepcontrol.wait;" in ptx
+    assert "griddepcontrol.launch_dependents;" not in ptx and "griddepcontrol.wait;" in ptx
 
 
 @pytest.mark.parametrize("name, build, schedule", KERNELS, ids=[k[0] for k in KERNELS])

@@ -142,7 +142,7 @@ def test_kernel_assembles_without_sync_or_smem(name, ranks, inputs):
     ir_text, ptx = compiled.kernel_ir, compiled.ptx
     assert "fuser.derived" not in ir_text and "workgroup" not in ir_text
     # No nvasync op but the wait for the previous kernel in the stream (fuser-grid-dependency).
-    assert set(re.findall(r'"(nvasync\.\w+)"', ir_text)) == {"nvasync.launch_dependents", "nvasync.grid_dependency_wait"}
+    assert set(re.findall(r'"(nvasync\.\w+)"', ir_text)) == {"nvasync.grid_dependency_wait"}
     assert ".shared" not in ptx and "bar.sync" not in ptx and "cp.async" not in ptx
     wide = "ld.global.v4.b32" in ptx
     assert wide == ("vector" in params.in_modes and params.vector == 8), "16-byte loads exactly in vector mode"

@@ -103,8 +103,9 @@ the tile choice.
 Skinny kernels also prefetch their weights (`l2_prefetch`, SKINNY_L2_PREFETCH = 1): before the
 grid-dependency wait the elected thread prefetches into L2 the B boxes of its first unit's first
 K tile (`nvasync.tma_prefetch`, matmul_kernel.py), so the weights start streaming while the
-prologue runs and, in a stream of kernels, while the previous kernel still finishes (its
-non-last splits have exited, their SMs taken by this kernel's CTAs).  Measured (H100, a probe
+prologue runs and, in a stream of kernels, while the previous kernel's memory operations drain
+(its CTAs have exited: fuser-grid-dependency).  Measured with the previous kernel's trigger at
+its entry, when this kernel's CTAs could start before it ended (H100, a probe
 alternating the values in one process, three rounds, two runs; us a call alone after an L2 flush
 and a spin, then in chains of 8 calls each on its own weights; l2_prefetch 0 / 1 / 2 / 4):
 64 x 2112 x 7168 19.6-20.0 / 19.4-19.7 / 19.5-19.9 / 19.6-20.2 alone, 16.4-16.5 / 16.0-16.1 /
@@ -117,9 +118,9 @@ costs: 8, 16 or all of a unit's K tiles ran 0.5-4 us a call slower in chains
 (tools/bench_chain.py --l2-prefetch, one run; 64 x 2112 x 7168 17.0 / 20.3-20.4 / 20.4-20.5
 against 16.5-16.6 at 0; all of 64 x 2048 x 32768's, 134 MB of weights, 84.0-84.2 against
 52.4-52.5), and the 4 K tiles after the first `stages` (a probe) 0.7-1.7 us slower alone: the
-prefetches compete with the loads the kernel waits for.  The cost model's kernels (M > 128) keep
-0 (not measured; a persistent kernel's CTAs hold their SMs to its end, so the next kernel starts
-on few of them).
+prefetches compete with the loads the kernel waits for.  Without the trigger (H200, chains as
+above) 64 x 2112 x 7168 ran 14.0 us a call against 13.9 with it (passes/grid_dependency.py).  The
+cost model's kernels (M > 128) keep 0 (not measured).
 `fd.compile(inputs, schedule={"scheduler": "matmul", "block_n": 128, "block_m": 64, "stages": 4,
 "group_m": 4, "split_k": 8, "split_k_mode": "deterministic", "l2_prefetch": 0})` overrides any of them; the others
 are the heuristic's choice under those given.  `cluster_m: 2` runs the CTAs in clusters of 2 on
