@@ -11,7 +11,7 @@ from fuser_mlir import DataType, FusionDefinition, FusionError
 from fuser_mlir.backend import ptxas
 from fuser_mlir.compiler import choose, input_signature
 from fuser_mlir.schedulers import TARGET_ENV, TARGETS, DeviceSig
-from fuser_mlir.schedulers.matmul import SKINNY_L2_PREFETCH
+from fuser_mlir.schedulers.matmul import SKINNY_L2_PREFETCH, SKINNY_STAGES, TALL_BLOCK_N
 from fuser_mlir.frontend.fusion_ir import fusion_ir
 
 BF16 = DataType.BFloat16
@@ -228,6 +228,22 @@ def test_64_row_tiles_run_one_consumer_warpgroup(private_cache):
         choose(input_signature(plain_linear(), meta((64, 7168), (2112, 7168))), {"scheduler": "matmul", "block_m": 32})
 
 
+@pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
+def test_tall_skinny_tiles_run_m64n64_on_two_consumer_warpgroups(private_cache):
+    """128 x 64 tiles (the heuristic's at M = 128, N = 2112): A boxes of 128 rows, B's of 64, a
+    workspace tile of 128 x 64 floats (32 rows of 256), two consumer warpgroups of m64n64."""
+    compiled = plain_linear().compile(meta((128, 7168), (2112, 7168)))
+    assert (compiled.params.block_m, compiled.params.block_n, compiled.params.split_k) == (128, 64, 4)
+    maps = {p.get("tensor", p.get("scratch")): p["box"] for p in compiled.artifact.meta["params"]
+            if p["kind"] == "tensormap"}
+    assert maps == {"input0": [128, 64], "input1": [64, 64], "output0": [128, 64], "workspace": [1, 32, 256]}, maps
+    assert compiled.artifact.meta["block"] == [384, 1, 1]
+    assert "bytes = 16384" in compiled.kernel_ir and "bytes = 8192" in compiled.kernel_ir, \
+        "expect-tx per role: A 128 x 64, B 64 x 64"
+    assert set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m64n\d+k16)", compiled.ptx)) == {"m64n64k16"}
+    assert compiled.artifact.cubin, "ptxas produced no cubin"
+
+
 @pytest.mark.parametrize("mnk,decided", [
     ((64, 2112, 7168), (64, 128, 7)),       # 17 tiles of 64 x 128, 7 splits: 119 units
     ((16, 1024, 16384), (64, 128, 16)),
@@ -238,20 +254,42 @@ def test_64_row_tiles_run_one_consumer_warpgroup(private_cache):
     ((96, 10240, 256), (64, 160, 1)),       # tests/gpu/test_matmul.py's skinny-heuristic-bias-gelu-bn160
     ((128, 28672, 8192), (128, 256, 1)),    # no 64-row width fits a wave: the cost model's
     ((1024, 2112, 7168), (128, 144, 1)),
+    ((128, 2112, 7168), (128, 64, 4)),      # above SKINNY_TALL_M: 33 columns of 128 x 64, 4 splits: 132 units
+    ((97, 1024, 16384), (128, 64, 8)),
+    ((96, 2112, 7168), (64, 128, 3)),       # 2 x 17 tiles of 64 x 128
+    ((128, 4480, 8192), (128, 176, 5)),     # 70 columns of 64 (no second split fits), 35 of 128: the cost model
 ])
 def test_skinny_problems_take_64_row_tiles_in_one_wave_of_splits(mnk, decided):
     m, n, k = mnk
     _, params = choose(input_signature(plain_linear(), meta((m, k), (n, k))), None)
     assert (params.block_m, params.block_n, params.split_k) == decided, params
     # The skinny decisions prefetch the weights' first K tile(s); the cost model's kernels do not.
-    assert params.l2_prefetch == (SKINNY_L2_PREFETCH if params.block_m == 64 else 0), params
+    skinny = params.block_m == 64 or params.block_n == TALL_BLOCK_N
+    assert params.l2_prefetch == (SKINNY_L2_PREFETCH if skinny else 0), params
+    # One 64-row tile row streams through SKINNY_STAGES; others keep as many stages as fit, up to 6.
+    assert params.stages == (SKINNY_STAGES if m <= 64 and params.block_m == 64 else
+                             min(6, (227 * 1024 - params.epilogue_bytes - 1024) // params.stage_bytes)), params
+
+
+def test_named_stages_and_tile_rows_overrule_the_skinny_rules():
+    sig = input_signature(plain_linear(), meta((128, 7168), (2112, 7168)))
+    _, stages = choose(sig, {"scheduler": "matmul", "stages": 3})
+    _, rows = choose(sig, {"scheduler": "matmul", "block_m": 64})
+    _, width = choose(sig, {"scheduler": "matmul", "block_n": 128})
+    assert (stages.block_m, stages.block_n, stages.split_k, stages.stages) == (128, 64, 4, 3), stages
+    assert (rows.block_m, rows.block_n, rows.split_k, rows.stages) == (64, 128, 3, 6), rows
+    assert (width.block_m, width.block_n) == (64, 128), width
+    _, one_row = choose(input_signature(plain_linear(), meta((64, 7168), (2112, 7168))),
+                        {"scheduler": "matmul", "stages": 6})
+    assert one_row.stages == 6, one_row
 
 
 @pytest.mark.parametrize("mnk,h100,h200", [
     ((64, 7168, 16384), (64, 128, 1), (64, 128, 2)),   # 56 columns: streams enough for the H100's DRAM, not the H200's
     ((64, 8192, 8192), (64, 128, 1), (64, 128, 2)),    # 64 columns
     ((64, 6144, 8192), (64, 128, 2), (64, 128, 2)),    # 48 columns: too few for either
-    ((128, 4096, 8192), (64, 128, 2), (64, 128, 2)),   # 2 x 32 tiles: the row tiles share 32 weight streams
+    ((128, 4096, 8192), (128, 64, 2), (128, 64, 2)),   # 64 columns of 128 x 64: 2 splits fill the wave
+    ((96, 4096, 8192), (64, 128, 2), (64, 128, 2)),    # 2 x 32 tiles: the row tiles share 32 weight streams
     ((64, 10240, 8192), (64, 128, 1), (64, 128, 1)),   # 80 tiles: one split fills the wave
     ((64, 2112, 7168), (64, 128, 7), (64, 128, 7)),
     # 2 x 56 tiles, no split fits: too few streams for the H200, which leaves it to the cost model

@@ -17,8 +17,8 @@ Skinny GEMMs (`--skinny`: M in {16, 64, 128} x (N, K) in {(2112, 7168), (1024, 1
 (7168, 16384)}, weights that fit in L2, so each call is timed alone after its own flush,
 timing.cold_device_ms, for every system; three rounds, each system's fastest kept): cuBLAS, our
 heuristic's schedule, split-K in each mode at the heuristic's split count, our kernel without
-split-K, 128-row tiles (the cost model's choice: the kernel before the skinny rule) and without
-the L2 prefetch of the weights (its gain shows mostly between kernels: bench_chain.py); the
+split-K, 128-row tiles (the cost model's choice: the kernel before the skinny rule), 64-row tiles
+where it took 128 x 64 ones, 6 stages where it took 4, and without the L2 prefetch of the weights (its gain shows mostly between kernels: bench_chain.py); the
 memory floor is the bytes of A, B and C at the device-to-device copy rate measured in the same
 run.
 Fused epilogues (bias + gelu, silu(y) * gate, residual add) at 4096^3 and 8192 x 10240 x 8192,
@@ -33,12 +33,13 @@ is compared with the eager result (`max_rel_err`).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import torch
 from timing import bench_arguments, cold_device_ms, copy_tbps, device_ms, save
 
 from fuser_mlir import DataType, FusionDefinition
-from fuser_mlir.schedulers.matmul import BLOCK_NS
+from fuser_mlir.schedulers.matmul import BLOCK_NS, MAX_STAGES, SKINNY_STAGES, SMEM_LIMIT, TALL_BLOCK_N
 
 PLAIN_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192)] + [
     (m, n, k) for m in (1024, 4096, 8192) for n, k in ((10240, 8192), (28672, 8192), (8192, 28672), (2112, 7168))]
@@ -108,7 +109,8 @@ def skinny_variants(fd, xs):
     """{system: schedule} of the skinny table on inputs `xs` (meta tensors: for the target
     FUSER_MLIR_DEVICE names; on the GPU: for that GPU): the heuristic's, split-K in each mode at
     its split count (or 8 where it does not split), no split-K, 128-row tiles (the cost model's
-    choice of width and splits: the kernel before matmul.skinny_decisions), and no L2 prefetch."""
+    choice of width and splits: the kernel before matmul.skinny_decisions), 64-row tiles where the
+    heuristic took 128 x 64 ones, MAX_STAGES stages where it took fewer, and no L2 prefetch."""
     chosen = fd.compile(xs).params
     split = chosen.split_k if chosen.split_k > 1 else 8
     out = {"fuser_mlir": None}
@@ -116,6 +118,10 @@ def skinny_variants(fd, xs):
         out[f"split_k={split} {mode}"] = {"scheduler": "matmul", "split_k": split, "split_k_mode": mode}
     out["no split-K"] = {"scheduler": "matmul", "split_k": 1}
     out["128-row tiles"] = {"scheduler": "matmul", "block_m": 128}    # the cost model's choice
+    if chosen.block_m == 128 and chosen.block_n == TALL_BLOCK_N:
+        out["64-row tiles"] = {"scheduler": "matmul", "block_m": 64}
+    if chosen.stages == SKINNY_STAGES and replace(chosen, stages=MAX_STAGES).smem_bytes <= SMEM_LIMIT:
+        out[f"{MAX_STAGES} stages"] = {"scheduler": "matmul", "stages": MAX_STAGES}
     out["no L2 prefetch"] = {"scheduler": "matmul", "l2_prefetch": 0}
     return out
 

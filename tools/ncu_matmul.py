@@ -15,7 +15,7 @@ fuser_mlir, its full operands by vector loads (`tma_operands` 0) where a fusion 
 eager and torch.compile; `--variants` adds each plain row's schedule with every tile width,
 clusters of 2 and group_m 4 and 16 forced.  Each is launched ROUNDS times inside an NVTX range
 `row|system` that names its kernels; the median of the rounds is kept.  `--skinny`: instead
-bench_matmul's skinny rows and systems (split-K in each mode, unsplit, 128-row tiles) against
+bench_matmul's skinny rows and systems (bench_matmul.skinny_variants) against
 cuBLAS's split-K GEMM plus its reduce kernel, summed; their weights fit in L2, so each call runs
 after an L2 flush and Nsight Compute flushes nothing between the kernels of one call.
 

@@ -47,10 +47,32 @@ idle (at most half the SMs), split-K counts 1..min(32, K tiles) are weighed too 
 below had put 26 % ahead; one measurement, not a fit): a unit costs its share of K tiles plus
 UNIT_KTILES and, split, SPLIT_KTILES (estimates, not yet measured), times the waves of units;
 the f32 partial tile shares the output tiles' memory, so fewer stages may fit.  `group_m` 8.
-Skinny problems are decided before the cost model (`skinny_decisions`): M <= SKINNY_M takes
+Skinny problems are decided before the cost model (`skinny_decisions`).  SKINNY_TALL_M < M <=
+SKINNY_M takes one tile row of 128 x 64 tiles (two consumer warpgroups of m64n64) in as many splits
+as one wave of units holds, when that is at least 2 (N <= 4224 on 132 SMs): each weight column is
+streamed once, where two 64-row tile rows stream it twice.  Measured on the H200 only (probes, us
+alone after an L2 flush, fastest of 5 rounds, against the 64-row rule below and cuBLAS):
+128 x 2112 x 7168 17.4-17.5 in 4 splits against 20.0-20.2 (15.9-16.3), 128 x 2560 x 8192 21.1
+against 22.2 (20.6), 128 x 3072 x 8192 25.2 against 27.7 (22.0), 128 x 4096 x 8192 27.8 against
+28.7 (29.5), 128 x 1024 x 16384 19.3-19.5 against 19.6-21.0 (18.3-19.4), 128 x 2048 x 32768
+46.7-47.2 against 46.6-48.8 (41.3-41.8); 128 x 64 tiles in one more split than a wave holds ran
+25-40 % slower.  At M = 96 (a quarter of the tile's rows zero-filled) 96 x 2112 x 7168 gained
+(18.8 against 20.1) but 96 x 4096 x 8192 lost (37.0 against 29.3, not understood), so the rule
+starts above 96.  Otherwise M <= SKINNY_M takes
 64-row tiles of the narrowest width whose tiles fit one wave of the device's SMs, in as many
 splits as one wave of units holds -- unless the tile columns already draw the device's DRAM rate
-(no width fits: the cost model decides).  A column's row tiles share its weights through L2, so
+(no width fits: the cost model decides).  With one tile row (M <= 64) the ring holds
+SKINNY_STAGES = 4 stages, not the 6 that fit: on the H200 (two probe runs, us alone as above, 4
+against 6 stages) 16 x 2112 x 7168 15.0 against 15.9, 16 x 1024 x 16384 15.8-16.0 against
+16.7-16.9, 16 x 7168 x 16384 63.1 against 65.0, 32 x 2112 x 7168 15.5 against 16.4, 16 x 4096 x
+4096 15.8 against 16.9, 64 x 2112 x 7168 16.5-16.6 against 17.1-17.4, 64 x 1024 x 16384
+17.5-17.7 against 18.2-18.4, 64 x 4096 x 8192 25.1 against 26.1, 64 x 7168 x 16384 64.4-64.7
+against 66.1-66.8, 64 x 2048 x 32768 and 64 x 6144 x 8192 within 1 % (3 and 5 stages in between;
+with two 64-row tile rows 4 stages tied or lost: 128 x 2048 x 32768 50.5-51.2 against
+46.6-48.8).  Not measured on the H100.  64 x 64 tiles at M <= 64, in splits filling the wave:
+faster at M = 64 (64 x 2112 x 7168 15.7-15.8 in 4 splits, 64 x 1024 x 16384 17.1 in 8) but slower
+at M = 16 (16 x 2048 x 32768 46.3-47.8 against 40.3-40.9, 16 x 2112 x 7168 17.5 against 15.9),
+so not taken.  A column's row tiles share its weights through L2, so
 the columns are the weight streams, and each counts for SKINNY_STREAM_GBPS of the DRAM's rate:
 unsplit when columns >= DRAM GB/s / SKINNY_STREAM_GBPS (52 on the H100, 75 on the H200).  A CTA
 streaming alone draws about 50 GB/s (H200: 48-64 unsplit columns at 49.8-53.8 GB/s each, 32
@@ -89,8 +111,8 @@ against F.linear's 63.6 / 64.0.  Off the GPU, kernels are scheduled for the devi
 $FUSER_MLIR_DEVICE names (schedulers.target_device); the decisions key the artifacts, so one
 kernel serves every device whose heuristics pick it.
 tools/bench_matmul.py's skinny table compares them with the 128-row tiles the cost model picks;
-naming block_m 128 leaves every decision to it.  At M = 128, 128-row tiles in as many splits as
-a wave holds ran slower than the heuristic's 64-row ones (two runs): 128 x 1024 x 16384 25.5-26.0
+naming block_m 128 leaves every decision to it.  At M = 128, 128 x 128 tiles in as many splits as
+a wave holds ran slower than 64 x 128 ones (H100, two runs): 128 x 1024 x 16384 25.5-26.0
 us in 16 splits against 22.8-26.3, 128 x 2112 x 7168 24.0-24.1 in 7 against 21.7-22.1,
 128 x 2048 x 32768 60.0-60.2 in 8 against 58.9-59.2; 64 x 160 tiles in 4 splits tied at 2112.
 Again with the fragment-order workspace (H100, event-timed as the skinny table, atomic, three
@@ -98,8 +120,12 @@ rounds, one probe run): 128 x 1024 x 16384 in 64 x 128 tiles, 8 splits, 22.1-23.
 24.9-31.4 for 128 x 128 in 16, 64 x 192 in 11, 64 x 256 in 16 and 128 x 256 in 32; 128 x 2112 x
 7168 (3 splits) 20.8-20.9 against 21.7-25.2 for 64 x 176 in 5, 128 x 128 in 7, 128 x 176 in 11
 and 64 x 256 in 7; 64 x 2112 x 7168 (7 splits) 19.6 against 20.6 (64 x 176 in 11) and 23.0
-(64 x 256 in 14).  cuBLAS took 20.4-21.3, 18.7-19.6 and 17.9-18.8: its lead at M = 128 is not
-the tile choice.
+(64 x 256 in 14).  cuBLAS took 20.4-21.3, 18.7-19.6 and 17.9-18.8: its lead at M = 128 was
+none of those tiles.  What it runs (H200, Nsight Compute launch statistics): the transposed problem
+(the weights' rows as wgmma's M), split-K, and a reduce kernel -- at 128 x 2112 x 7168
+`nvjet_sm90_tst_96x64_64x10_1x2_h_bz_splitK_TNN` (132 CTAs, 10 stages, clusters of 2) 13.2-13.4 us
+plus `splitKreduce_kernel` 4.7, our 3-split 64 x 128 kernel 23.7-23.8 in the same run; 64-wide
+tiles of the weights at every skinny shape measured (64 x 64, 80 x 64, 96 x 64, 128 x 64).
 Skinny kernels also prefetch their weights (`l2_prefetch`, SKINNY_L2_PREFETCH = 1): before the
 grid-dependency wait the elected thread prefetches into L2 the B boxes of its first unit's first
 K tile (`nvasync.tma_prefetch`, matmul_kernel.py), so the weights start streaming while the
@@ -176,7 +202,9 @@ BLOCK_K = 64                    # one 128-byte swizzle row of 16-bit elements
 SMEM_LIMIT = 227 * 1024
 BARRIER_BYTES = 1024            # the mbarrier arrays the pipelining pass adds (2 roles x full/empty)
 COUNT_CELL_BYTES = 16           # atomic split-K: the i32 a split's issuer hands its arrival's count on in
-BLOCK_NS = (256, 192, 176, 160, 144, 128)
+BLOCK_NS = (256, 192, 176, 160, 144, 128)      # the cost model's widths
+TALL_BLOCK_N = 64               # skinny problems of two 64-row tile rows take 128 x 64 tiles (skinny_decisions)
+TILE_WIDTHS = BLOCK_NS + (TALL_BLOCK_N,)       # every width the kernel builds; a schedule may name any
 # Time per column of a tile, relative to 256-wide tiles: tools/bench_matmul.py --variants on the
 # H100 at shapes where wave quantization is negligible (8192 x 8192 x 28672, 8192 x 28672 x 8192,
 # 4096 x 8192 x 28672): 192-wide tiles 1.08-1.10x, 128-wide 1.32-1.50x
@@ -220,6 +248,8 @@ WORKSPACE_ROW = 256
 # 1-3 % faster at 4096^3 and 8192 x 10240 x 8192 (Nsight Compute; matmul_kernel.py).
 TMA_OPERANDS = 1
 SKINNY_M = 128                          # skinny_decisions
+SKINNY_TALL_M = 96                      # above it, 128 x 64 tiles where splits fill a wave (module docstring)
+SKINNY_STAGES = 4                       # one 64-row tile row's ring depth (module docstring)
 SKINNY_STREAM_GBPS = 64                 # the DRAM rate a weight stream counts for (module docstring)
 SKINNY_L2_PREFETCH = 1                  # K tiles of B prefetched before the grid wait (module docstring)
 MAX_STAGES = 6
@@ -459,11 +489,16 @@ def b_kind(sig: FusionSig) -> str | None:
     return None
 
 
-def skinny_decisions(m: int, n: int, ktiles: int, widths, device) -> dict:
-    """block_m, block_n (of `widths`), split_k and l2_prefetch of a skinny problem on `device`
-    (module docstring), else none."""
+def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: bool) -> dict:
+    """block_m, block_n (of `widths`, or TALL_BLOCK_N where `tall` tiles may be taken), split_k and
+    l2_prefetch of a skinny problem on `device` (module docstring), else none."""
     if not 0 < m <= SKINNY_M or n <= 0:
         return {}
+    if tall and m > SKINNY_TALL_M:
+        # One tile row of 128: each weight column is streamed once, in splits that fill the wave.
+        splits = min(MAX_SPLIT_K, ktiles, device.sms // math.ceil(n / TALL_BLOCK_N))
+        if splits >= 2:
+            return {"block_m": 128, "block_n": TALL_BLOCK_N, "split_k": splits, "l2_prefetch": SKINNY_L2_PREFETCH}
     for block_n in sorted(widths):              # the narrowest that fits: the most tiles in one wave
         columns = math.ceil(n / block_n)
         tiles = math.ceil(m / 64) * columns
@@ -493,8 +528,11 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
     widths = [fixed["block_n"]] if "block_n" in fixed else widths
     clustered = fixed.get("cluster_m", 1) > 1     # a cluster's tiles are unsplit
     if fixed.get("block_m", 64) == 64 and not clustered:   # 128-row tiles named: the cost model decides the rest
-        fixed = {**skinny_decisions(m, n, ktiles, widths, sig.device), **fixed}
+        tall = "block_m" not in fixed and fixed.get("block_n", TALL_BLOCK_N) == TALL_BLOCK_N
+        fixed = {**skinny_decisions(m, n, ktiles, widths, sig.device, tall), **fixed}
     block_m = fixed.get("block_m", 128)
+    # One 64-row tile row of a skinny problem streams deep enough in SKINNY_STAGES (module docstring).
+    most_stages = SKINNY_STAGES if 0 < m <= 64 and block_m == 64 else MAX_STAGES
     candidates = []
     for block_n in ([fixed["block_n"]] if "block_n" in fixed else widths):
         tiles = math.ceil(m / block_m) * math.ceil(n / block_n) if m > 0 and n > 0 else None
@@ -505,7 +543,7 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
             probe = MatmulSchedule(**base, block_n=block_n, block_m=block_m, stages=1, split_k=split_k,
                                    split_k_mode=mode)
             room = SMEM_LIMIT - probe.epilogue_bytes - BARRIER_BYTES
-            stages = fixed.get("stages", min(MAX_STAGES, room // probe.stage_bytes))
+            stages = fixed.get("stages", min(most_stages, room // probe.stage_bytes))
             if stages < 2 and "stages" not in fixed:
                 continue
             # A large problem when sizes are unknown: waves x block_n is the same for every width.
@@ -539,7 +577,7 @@ def _dtypes(tensors) -> tuple[str, ...]:
 
 _DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k", "cluster_m", "tma_operands",
               "l2_prefetch")   # integers
-_IN_RANGE = {"block_n": lambda v: v in BLOCK_NS, "block_m": lambda v: v in BLOCK_MS, "stages": lambda v: 1 <= v <= 16,
+_IN_RANGE = {"block_n": lambda v: v in TILE_WIDTHS, "block_m": lambda v: v in BLOCK_MS, "stages": lambda v: 1 <= v <= 16,
              "group_m": lambda v: 1 <= v <= MAX_GROUP_M, "split_k": lambda v: 1 <= v <= MAX_SPLIT_K,
              "cluster_m": lambda v: v in CLUSTER_MS, "l2_prefetch": lambda v: 0 <= v <= MAX_L2_PREFETCH}
 
@@ -571,7 +609,7 @@ class _Matmul:
             raise FusionError(f"matmul schedule takes integer fields {', '.join(_DECISIONS)} and split_k_mode "
                               f"({' | '.join(SPLIT_K_MODES)}), got {fields}")
         if any(k in fields and not ok(fields[k]) for k, ok in _IN_RANGE.items()):    # before the heuristic uses them
-            raise FusionError(f"matmul schedule {fields}: block_n is one of {BLOCK_NS}, block_m one of {BLOCK_MS}, "
+            raise FusionError(f"matmul schedule {fields}: block_n is one of {TILE_WIDTHS}, block_m one of {BLOCK_MS}, "
                               f"stages in [1, 16], group_m in [1, {MAX_GROUP_M}], split_k in [1, {MAX_SPLIT_K}], cluster_m one of "
                               f"{CLUSTER_MS}, l2_prefetch in [0, {MAX_L2_PREFETCH}]")
         params = choose_schedule(sig, **fields)

@@ -235,6 +235,22 @@ CASES.append(("splitk-heuristic-plain", lambda: linear(BF16, EPILOGUES["plain"][
 CASES.append(("skinny-heuristic-device-silu-gate",
               lambda: linear(BF16, EPILOGUES["silu-gate"][1], EPILOGUES["silu-gate"][0]),
               lambda dev: linear_inputs("silu-gate", BF16, 64, 7168, 1024, dev), None))
+# 128 x 64 tiles (two consumer warpgroups of m64n64; the heuristic's for 96 < M <= 128 where splits
+# fill a wave): ragged rows (M = 100) and columns (1000 = 15.6 x 64), the heuristic's splits, every
+# mode, splits with no K tiles, b [K, N], a full operand by TMA into an unsplit tile's 64-column box.
+for name, kind, layout, (m, n, k), schedule in [
+        ("skinny-tall-heuristic-bias-gelu-ragged", "bias-gelu", "nk", (128, 1000, 3000), None),
+        ("skinny-tall-heuristic-silu-gate-m100", "silu-gate", "nk", (100, 2112, 7168), None),
+        ("bm128-bn64-splitk-deterministic-s3-two-outputs", "two-outputs", "nk", (120, 640, 1000),
+         {"split_k": 3, "split_k_mode": "deterministic"}),
+        ("bm128-bn64-kn-splitk-slots-s5-empty-splits", "plain", "kn", (110, 320, 200),
+         {"split_k": 5, "split_k_mode": "slots"}),
+        ("bm128-bn64-tma-silu-gate-ragged", "silu-gate", "nk", SHAPES["ragged"], {"split_k": 1})]:
+    extra, epilogue = EPILOGUES[kind]
+    op = "linear" if layout == "nk" else "matmul"
+    CASES.append((name, lambda e=epilogue, x=extra, o=op: linear(BF16, e, x, o),
+                  lambda dev, kd=kind, s=(m, n, k), bl=layout: linear_inputs(kd, BF16, *s, dev, bl),
+                  None if schedule is None else {"scheduler": "matmul", "block_m": 128, "block_n": 64, **schedule}))
 BY_NAME = {c[0]: c for c in CASES}
 # M x N past 2^31 elements: a full operand's element offsets (row x N + col) need 64 bits.  Checked
 # on rows at both ends (a whole float64 reference would take ~17 GB).
@@ -286,7 +302,8 @@ def test_split_k_heuristic_splits_skinny_shapes():
 
 
 @pytest.mark.parametrize("name", ["splitk-deterministic-s8-two-outputs", "splitk-deterministic-s3-bias-gelu",
-                                  "splitk-slots-s8-two-outputs", "bm64-splitk-slots-s7-plain"])
+                                  "splitk-slots-s8-two-outputs", "bm64-splitk-slots-s7-plain",
+                                  "bm128-bn64-splitk-deterministic-s3-two-outputs"])
 def test_split_k_ordered_modes_are_bitwise_reproducible(name):
     fd, runs, refs = run_case(name, launches=20)
     check(name, fd, runs[0], refs)
