@@ -58,7 +58,11 @@ against 22.2 (20.6), 128 x 3072 x 8192 25.2 against 27.7 (22.0), 128 x 4096 x 81
 46.7-47.2 against 46.6-48.8 (41.3-41.8); 128 x 64 tiles in one more split than a wave holds ran
 25-40 % slower.  At M = 96 (a quarter of the tile's rows zero-filled) 96 x 2112 x 7168 gained
 (18.8 against 20.1) but 96 x 4096 x 8192 lost (37.0 against 29.3, not understood), so the rule
-starts above 96.  Otherwise M <= SKINNY_M takes
+starts above 96.  Nor would clusters sharing the weights of two 64-row tile rows pay (cuBLAS's
+way at M = 128): unsplit 64 x 128 tiles in clusters of 2 multicasting B ran no faster than
+without (H200, same method: 128 x 7168 x 16384 84.3 against 84.1 us, 128 x 8192 x 8192 48.1
+against 47.4, 128 x 5120 x 8192 43.5 against 42.8), so split tiles in clusters were not built.
+Otherwise M <= SKINNY_M takes
 64-row tiles of the narrowest width whose tiles fit one wave of the device's SMs, in as many
 splits as one wave of units holds -- unless the tile columns already draw the device's DRAM rate
 (no width fits: the cost model decides).  With one tile row (M <= 64) the ring holds
