@@ -57,8 +57,11 @@ against 22.2 (20.6), 128 x 3072 x 8192 25.2 against 27.7 (22.0), 128 x 4096 x 81
 28.7 (29.5), 128 x 1024 x 16384 19.3-19.5 against 19.6-21.0 (18.3-19.4), 128 x 2048 x 32768
 46.7-47.2 against 46.6-48.8 (41.3-41.8); 128 x 64 tiles in one more split than a wave holds ran
 25-40 % slower.  At M = 96 (a quarter of the tile's rows zero-filled) 96 x 2112 x 7168 gained
-(18.8 against 20.1) but 96 x 4096 x 8192 lost (37.0 against 29.3, not understood), so the rule
-starts above 96.  Nor would clusters sharing the weights of two 64-row tile rows pay (cuBLAS's
+(18.8 against 20.1) but 96 x 4096 x 8192 lost (37.0 against 29.3), so the rule starts above 96.
+Not understood: by Nsight Compute (same kernel, 2 splits) 96 x 4096 x 8192 took 37.9-38.4 us and
+128 x 4096 x 8192 30.9-32.3 with the same DRAM reads (70-71 MB), L2 traffic (234-240 MB) and
+instructions (5.13-5.16 M warp instructions), while 96 and 128 x 2112 x 7168 both took 19.4-19.9;
+the rows past M (zero-filled A boxes, clipped reduce-adds) are the only difference found.  Nor would clusters sharing the weights of two 64-row tile rows pay (cuBLAS's
 way at M = 128): unsplit 64 x 128 tiles in clusters of 2 multicasting B ran no faster than
 without (H200, same method: 128 x 7168 x 16384 84.3 against 84.1 us, 128 x 8192 x 8192 48.1
 against 47.4, 128 x 5120 x 8192 43.5 against 42.8), so split tiles in clusters were not built.
