@@ -175,7 +175,9 @@ for name, kind, dtype, layout, (m, n, k), schedule in [
         ("bm64-splitk-slots-s7-plain", "plain", BF16, "nk", (64, 2112, 7168),
          {"block_n": 128, "split_k": 7, "split_k_mode": "slots"}),
         ("bm64-kn-splitk-slots-s6-empty-splits", "bias-gelu", BF16, "kn", (37, 320, 200),
-         {"split_k": 6, "split_k_mode": "slots"})]:
+         {"split_k": 6, "split_k_mode": "slots"}),
+        # one tile row's 4-stage ring (M <= 64): splits of 4 and 5 K tiles (S and S + 1)
+        ("bm64-splitk-atomic-s2-trips-4-5", "plain", BF16, "nk", (64, 256, 576), {"split_k": 2})]:
     extra, epilogue = EPILOGUES[kind]
     op = "linear" if layout == "nk" else "matmul"
     CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
@@ -245,7 +247,9 @@ for name, kind, layout, (m, n, k), schedule in [
          {"split_k": 3, "split_k_mode": "deterministic"}),
         ("bm128-bn64-kn-splitk-slots-s5-empty-splits", "plain", "kn", (110, 320, 200),
          {"split_k": 5, "split_k_mode": "slots"}),
-        ("bm128-bn64-tma-silu-gate-ragged", "silu-gate", "nk", SHAPES["ragged"], {"split_k": 1})]:
+        ("bm128-bn64-tma-silu-gate-ragged", "silu-gate", "nk", SHAPES["ragged"], {"split_k": 1}),
+        # the 6-stage ring: splits of 6 and 7 K tiles (S and S + 1)
+        ("bm128-bn64-splitk-atomic-s2-trips-6-7", "bias-gelu", "nk", (128, 320, 832), {"split_k": 2})]:
     extra, epilogue = EPILOGUES[kind]
     op = "linear" if layout == "nk" else "matmul"
     CASES.append((name, lambda e=epilogue, x=extra, o=op: linear(BF16, e, x, o),
