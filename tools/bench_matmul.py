@@ -18,9 +18,9 @@ Skinny GEMMs (`--skinny`: M in {16, 64, 128} x (N, K) in {(2112, 7168), (1024, 1
 timing.cold_device_ms, for every system; three rounds, each system's fastest kept): cuBLAS, our
 heuristic's schedule, split-K in each mode at the heuristic's split count, our kernel without
 split-K, 128-row tiles (the cost model's choice: the kernel before the skinny rule), 64-row tiles
-where it took 128 x 64 ones, 6 stages where it took 4, and without the L2 prefetch of the weights (its gain shows mostly between kernels: bench_chain.py); the
-memory floor is the bytes of A, B and C at the device-to-device copy rate measured in the same
-run.
+where it took 128 x 64 ones, 6 stages where it took 4, and without the L2 prefetch of the
+weights (its gain shows mostly between kernels: bench_chain.py); the memory floor is the bytes
+of A, B and C at the device-to-device copy rate measured in the same run.
 Fused epilogues (bias + gelu, silu(y) * gate, residual add) at 4096^3 and 8192 x 10240 x 8192,
 against torch eager (cuBLAS + separate pointwise kernels) and torch.compile.  Each fusion's output
 is compared with the eager result (`max_rel_err`).

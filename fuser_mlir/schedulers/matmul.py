@@ -61,12 +61,12 @@ against 22.2 (20.6), 128 x 3072 x 8192 25.2 against 27.7 (22.0), 128 x 4096 x 81
 Not understood: by Nsight Compute (same kernel, 2 splits) 96 x 4096 x 8192 took 37.9-38.4 us and
 128 x 4096 x 8192 30.9-32.3 with the same DRAM reads (70-71 MB), L2 traffic (234-240 MB) and
 instructions (5.13-5.16 M warp instructions), while 96 and 128 x 2112 x 7168 both took 19.4-19.9;
-the rows past M (zero-filled A boxes, clipped reduce-adds) are the only difference found.  Nor would clusters sharing the weights of two 64-row tile rows pay (cuBLAS's
-way at M = 128): unsplit 64 x 128 tiles in clusters of 2 multicasting B ran no faster than
-without (H200, same method: 128 x 7168 x 16384 84.3 against 84.1 us, 128 x 8192 x 8192 48.1
-against 47.4, 128 x 5120 x 8192 43.5 against 42.8), so split tiles in clusters were not built.
-Otherwise M <= SKINNY_M takes
-64-row tiles of the narrowest width whose tiles fit one wave of the device's SMs, in as many
+the rows past M (zero-filled A boxes, clipped reduce-adds) are the only difference found.
+Nor would clusters sharing the weights of two 64-row tile rows pay (cuBLAS's way at M = 128):
+unsplit 64 x 128 tiles in clusters of 2 multicasting B ran no faster than without (H200, same
+method: 128 x 7168 x 16384 84.3 against 84.1 us, 128 x 8192 x 8192 48.1 against 47.4, 128 x 5120
+x 8192 43.5 against 42.8), so split tiles in clusters were not built.  Otherwise M <= SKINNY_M
+takes 64-row tiles of the narrowest width whose tiles fit one wave of the device's SMs, in as many
 splits as one wave of units holds -- unless the tile columns already draw the device's DRAM rate
 (no width fits: the cost model decides).  With one tile row (M <= 64) the ring holds
 SKINNY_STAGES = 4 stages, not the 6 that fit: on the H200 (two probe runs, us alone as above, 4
