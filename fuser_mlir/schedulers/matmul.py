@@ -61,7 +61,9 @@ against 22.2 (20.6), 128 x 3072 x 8192 25.2 against 27.7 (22.0), 128 x 4096 x 81
 Not understood: by Nsight Compute (same kernel, 2 splits) 96 x 4096 x 8192 took 37.9-38.4 us and
 128 x 4096 x 8192 30.9-32.3 with the same DRAM reads (70-71 MB), L2 traffic (234-240 MB) and
 instructions (5.13-5.16 M warp instructions), while 96 and 128 x 2112 x 7168 both took 19.4-19.9;
-the rows past M (zero-filled A boxes, clipped reduce-adds) are the only difference found.
+not the A boxes' zero-filled rows either: unsplit, 128 x 64 tiles took 41.0-41.5 us at M = 96,
+112 and 128 alike, and in 2 splits 36.1, 28.5 and 27.6 (both modes; one probe run), so the
+loss is in the split partials at M = 96 (6 workspace slabs a column).
 Nor would clusters sharing the weights of two 64-row tile rows pay (cuBLAS's way at M = 128):
 unsplit 64 x 128 tiles in clusters of 2 multicasting B ran no faster than without (H200, same
 method: 128 x 7168 x 16384 84.3 against 84.1 us, 128 x 8192 x 8192 48.1 against 47.4, 128 x 5120
