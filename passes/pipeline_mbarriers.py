@@ -47,7 +47,12 @@ it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persis
     iteration later behind `wait_group 1` (CUTLASS's way, which keeps a group in flight across
     steps): on the H100 (plain GEMM 4096^3, 8192^3, 4096 x 10240 x 8192, Nsight Compute) the
     late release ran 0.5-1 % faster with clocks locked and the same at boost clocks (4096^3:
-    179.6-180.8 us against 178.6-180.5), the other consumer warpgroup's wgmma filling the wait;
+    179.6-180.8 us against 178.6-180.5), the other consumer warpgroup's wgmma filling the wait.
+    Nor for skinny kernels, whose one consumer warpgroup has no other to fill it: a racy PTX
+    edit (`wait_group 1` before each release, so the last group still runs; H200, the heuristic's
+    kernels of the 12 skinny rows, cold, fastest of 5, two alternating runs) bounds what a late
+    release could give at 0.3-0.5 us (128 x 2112 x 7168 17.6 -> 17.2, 16 x 2112 x 7168 15.2 ->
+    14.9), the other rows within +-0.6 us either way; on a 3-stage ring the race corrupted results;
   * multicast (warp_specialized, `cluster = C` CTAs per cluster, the kernel's nvvm.cluster_dim,
     and `multicast = "role,..."`): the named roles' tiles are shared by the cluster's CTAs, which
     run the same loop nest in lockstep.  Their loads become `tma_load_multicast` (each CTA loads
@@ -80,7 +85,11 @@ it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persis
     scheduler's full epilogue operands, Nsight Compute, two rounds each): 1.8-2.4 % faster at
     4096^3 and 0.2-0.6 % at 8192 x 10240 x 8192.  Nor earlier: issued before the last 2 or 6
     iterations' inner loads (a probe, same method, another machine): the same or slower on every
-    row, up to 1.5 % (8192 x 10240 x 8192: 0.4-0.9 %);
+    row, up to 1.5 % (8192 x 10240 x 8192: 0.4-0.9 %).  Nor spread: each load (the residual's four
+    16 KB boxes) on a full/empty word of its own, issued at evenly spaced inner iterations over the
+    loop's whole, last half or last quarter (a probe, not committed; H200, Nsight Compute, three
+    launches): residual add at 4096^3 188.0-192.7 us against 189.0-190.5, at 8192 x 10240 x 8192
+    1827.7-1840.2 against 1791.5-1805.1 -- the loads' timing is not what they cost;
   * offload (warp_specialized, an `nvasync.offload {warps = W}` directly in the body of the one
     loop around the pipelined loop, a tile loop at the kernel's top level from 0 with step 1):
     its body runs on W idle warps of the producer warpgroup (after the roles' warps), in a copy

@@ -63,7 +63,12 @@ Not understood: by Nsight Compute (same kernel, 2 splits) 96 x 4096 x 8192 took 
 instructions (5.13-5.16 M warp instructions), while 96 and 128 x 2112 x 7168 both took 19.4-19.9;
 not the A boxes' zero-filled rows either: unsplit, 128 x 64 tiles took 41.0-41.5 us at M = 96,
 112 and 128 alike, and in 2 splits 36.1, 28.5 and 27.6 (both modes; one probe run), so the
-loss is in the split partials at M = 96 (6 workspace slabs a column).
+loss is in the split partials at M = 96 (6 workspace slabs a column).  What the slow kernel waits
+on (Nsight Compute, 2 splits, atomic, 33.6-33.7 us at M = 96 against 26.3-27.0 at 112 and 128;
+reduce-add sectors in proportion to M, 147 / 172 / 197 K): 15.2 warp cycles an issued
+instruction against 11.7-11.8, the consumers' spins on the stages' `full` barriers the largest
+share of the stall samples (about a quarter), then the wgmma waits -- the stage data arrives
+slower; why, still open.
 Nor would clusters sharing the weights of two 64-row tile rows pay (cuBLAS's way at M = 128):
 unsplit 64 x 128 tiles in clusters of 2 multicasting B ran no faster than without (H200, same
 method: 128 x 7168 x 16384 84.3 against 84.1 us, 128 x 8192 x 8192 48.1 against 47.4, 128 x 5120

@@ -56,8 +56,14 @@ GEMM's 182.3, and 1732.1 at 8192 x 10240 x 8192 against 1773.7-1775.3 and 1726.6
 (the offloaded epilogue, below) cannot close the gap to cuBLAS's C input; the load's bytes or its
 latency after the K loop can.  Not an L2 `evict_first` hint on the operand's loads (a probe, two
 rounds, one H100): residual add 185.3-186.8 us against 186.2-186.4 at 4096^3, 1737.1-1740.9
-against 1735.8-1742.8 at 8192 x 10240 x 8192.  The measurements below were taken with the previous
-kernel.
+against 1735.8-1742.8 at 8192 x 10240 x 8192.  Nor its DRAM bytes: the raster order changes the
+GEMM's DRAM reads far more than the operand adds, and the time hardly moves (H200, Nsight Compute,
+three launches; fuser-pipeline-mbarriers also records the operand's loads spread over the K loop):
+at 8192 x 10240 x 8192, group_m 16 / 8 (the heuristic) / 4 / 2 read 1.68 / 2.00 / 3.15 / 3.68 GB
+and ran 1778-1782 / 1781-1787 / 1787-1791 / 1840-1843 us (torch.compile's cuBLAS: 1.69 GB,
+1727-1730); at 4096^3, 182 / 220 / 214 / 208 MB and 188.1-189.1 / 188.0-188.4 / 187.7-189.1 /
+188.2-190.0 (torch.compile: 182 MB, 179.9-180.4).  The measurements below were taken with the
+previous kernel.
 Why by TMA at all: the consumers run the epilogue while the tensor cores wait, and at 4096^3 every
 CTA reaches it at once, so its global loads arrive together; a probe reading the operand from shared
 memory without loading it (whatever the tile held) ran residual add in 217 us against 226 there.
