@@ -11,7 +11,7 @@ from fuser_mlir import DataType, FusionDefinition, FusionError
 from fuser_mlir.backend import ptxas
 from fuser_mlir.compiler import choose, input_signature
 from fuser_mlir.schedulers import TARGET_ENV, TARGETS, DeviceSig
-from fuser_mlir.schedulers.matmul import SKINNY_L2_PREFETCH, SKINNY_STAGES, TALL_BLOCK_N
+from fuser_mlir.schedulers.matmul import SKINNY_L2_PREFETCH, SKINNY_M, SKINNY_STAGES, SKINNY_WIDE_N, TALL_BLOCK_N
 from fuser_mlir.frontend.fusion_ir import fusion_ir
 
 BF16 = DataType.BFloat16
@@ -256,7 +256,10 @@ def test_tall_skinny_tiles_run_m64n64_on_two_consumer_warpgroups(private_cache):
     ((1024, 2112, 7168), (128, 144, 1)),
     ((128, 2112, 7168), (128, 64, 4)),      # above SKINNY_TALL_M: 33 columns of 128 x 64, 4 splits: 132 units
     ((97, 1024, 16384), (128, 64, 8)),
-    ((96, 2112, 7168), (64, 128, 3)),       # 2 x 17 tiles of 64 x 128
+    ((96, 1024, 16384), (128, 128, 16)),    # up to SKINNY_TALL_M: 8 columns of 128 x 128, 16 splits
+    ((96, 2112, 7168), (128, 128, 7)),      # 17 columns of 128 x 128, 7 splits: 119 units
+    ((65, 4096, 8192), (128, 128, 4)),
+    ((64, 4096, 8192), (64, 128, 4)),       # one 64-row tile row: 64-row tiles
     ((128, 4480, 8192), (128, 176, 5)),     # 70 columns of 64 (no second split fits), 35 of 128: the cost model
 ])
 def test_skinny_problems_take_64_row_tiles_in_one_wave_of_splits(mnk, decided):
@@ -264,7 +267,7 @@ def test_skinny_problems_take_64_row_tiles_in_one_wave_of_splits(mnk, decided):
     _, params = choose(input_signature(plain_linear(), meta((m, k), (n, k))), None)
     assert (params.block_m, params.block_n, params.split_k) == decided, params
     # The skinny decisions prefetch the weights' first K tile(s); the cost model's kernels do not.
-    skinny = params.block_m == 64 or params.block_n == TALL_BLOCK_N
+    skinny = params.block_m == 64 or m <= SKINNY_M and params.block_n in (TALL_BLOCK_N, SKINNY_WIDE_N)
     assert params.l2_prefetch == (SKINNY_L2_PREFETCH if skinny else 0), params
     # One 64-row tile row streams through SKINNY_STAGES; others keep as many stages as fit, up to 6.
     assert params.stages == (SKINNY_STAGES if m <= 64 and params.block_m == 64 else
@@ -289,7 +292,7 @@ def test_named_stages_and_tile_rows_overrule_the_skinny_rules():
     ((64, 8192, 8192), (64, 128, 1), (64, 128, 2)),    # 64 columns
     ((64, 6144, 8192), (64, 128, 2), (64, 128, 2)),    # 48 columns: too few for either
     ((128, 4096, 8192), (128, 64, 2), (128, 64, 2)),   # 64 columns of 128 x 64: 2 splits fill the wave
-    ((96, 4096, 8192), (64, 128, 2), (64, 128, 2)),    # 2 x 32 tiles: the row tiles share 32 weight streams
+    ((96, 4096, 8192), (128, 128, 4), (128, 128, 4)),  # 32 columns of 128 x 128: 4 splits fill the wave
     ((64, 10240, 8192), (64, 128, 1), (64, 128, 1)),   # 80 tiles: one split fills the wave
     ((64, 2112, 7168), (64, 128, 7), (64, 128, 7)),
     # 2 x 56 tiles, no split fits: too few streams for the H200, which leaves it to the cost model

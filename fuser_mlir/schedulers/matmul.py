@@ -47,17 +47,30 @@ idle (at most half the SMs), split-K counts 1..min(32, K tiles) are weighed too 
 below had put 26 % ahead; one measurement, not a fit): a unit costs its share of K tiles plus
 UNIT_KTILES and, split, SPLIT_KTILES (estimates, not yet measured), times the waves of units;
 the f32 partial tile shares the output tiles' memory, so fewer stages may fit.  `group_m` 8.
-Skinny problems are decided before the cost model (`skinny_decisions`).  SKINNY_TALL_M < M <=
-SKINNY_M takes one tile row of 128 x 64 tiles (two consumer warpgroups of m64n64) in as many splits
-as one wave of units holds, when that is at least 2 (N <= 4224 on 132 SMs): each weight column is
-streamed once, where two 64-row tile rows stream it twice.  Measured on the H200 only (probes, us
-alone after an L2 flush, fastest of 5 rounds, against the 64-row rule below and cuBLAS):
+Skinny problems are decided before the cost model (`skinny_decisions`).  64 < M <= SKINNY_M takes
+one tile row of 128-row tiles (two consumer warpgroups) in as many splits as one wave of units
+holds, when that is at least 2, where 64-wide tiles in 2 splits fill the wave (N <= 4224 on 132
+SMs): each weight column is streamed once, where two 64-row tile rows stream it twice.  The tiles
+are SKINNY_WIDE_N = 128 wide up to SKINNY_TALL_M = 96 rows, TALL_BLOCK_N = 64 above.
+128 x 128 (H200 probes, us alone after an L2 flush, fastest of 4, against the 64-row rule and
+cuBLAS; M = 72, 80, 88, 96 x N, K = 1024 x 16384, 2048 x 32768, 2112 x 7168, 2560 x 8192, 3072 x
+8192, 4096 x 8192): faster than the 64-row rule on all 24, e.g. 72 x 4096 x 8192 27.2 against 37.5
+(24.7), 80 x 4096 x 8192 27.0 against 37.3 (26.1), 72 x 3072 x 8192 23.1 against 28.8 (21.2), 96 x
+2048 x 32768 45.9 against 52.6 (44.0), 72 x 1024 x 16384 19.6 against 21.9 (16.7), 72 x 2112 x
+7168 18.8 against 20.1 (16.1); 128 x 64 tiles beat it by 0.5-0.8 us at M = 96, N = 1024 and 2112,
+and lost 8.9 us at N = 4096.  At M = 104 neither width won everywhere (128 x 128 ahead by 1.3-3.4
+us at N = 2048, 3072, 4096, behind by 0.4-2.0 at 1024, 2112, 2560), so 128 x 64 stays above 96.  A second 64-row tile row
+a few rows deep is what the 64-row rule lost on: 64 x 128 tiles in 2 splits at N = 4096 took
+37.0-37.8 us at M = 72 and 80, 28.3-28.4 at 88 and 96.  128 x 64 above 104 (same method, fastest
+of 5 rounds, against the 64-row rule and cuBLAS):
 128 x 2112 x 7168 17.4-17.5 in 4 splits against 20.0-20.2 (15.9-16.3), 128 x 2560 x 8192 21.1
 against 22.2 (20.6), 128 x 3072 x 8192 25.2 against 27.7 (22.0), 128 x 4096 x 8192 27.8 against
 28.7 (29.5), 128 x 1024 x 16384 19.3-19.5 against 19.6-21.0 (18.3-19.4), 128 x 2048 x 32768
 46.7-47.2 against 46.6-48.8 (41.3-41.8); 128 x 64 tiles in one more split than a wave holds ran
 25-40 % slower.  At M = 96 (a quarter of the tile's rows zero-filled) 96 x 2112 x 7168 gained
-(18.8 against 20.1) but 96 x 4096 x 8192 lost (37.0 against 29.3), so the rule starts above 96.
+(18.8 against 20.1) but 96 x 4096 x 8192 lost (37.0 against 29.3), and at N = 4096 the loss grows
+as M falls: 30.6-31.2 us at M = 104, 37.3-37.5 at 88, 40.5-42.5 at 72-80 (27.6-28.1 at 112-128);
+A zero-padded in memory to 128 rows (the same kernel at M = 128) ran 27.3 for M = 72's problem.
 Not understood: by Nsight Compute (same kernel, 2 splits) 96 x 4096 x 8192 took 37.9-38.4 us and
 128 x 4096 x 8192 30.9-32.3 with the same DRAM reads (70-71 MB), L2 traffic (234-240 MB) and
 instructions (5.13-5.16 M warp instructions), while 96 and 128 x 2112 x 7168 both took 19.4-19.9;
@@ -263,6 +276,7 @@ WORKSPACE_ROW = 256
 TMA_OPERANDS = 1
 SKINNY_M = 128                          # skinny_decisions
 SKINNY_TALL_M = 96                      # above it, 128 x 64 tiles where splits fill a wave (module docstring)
+SKINNY_WIDE_N = 128                     # 64 < M <= SKINNY_TALL_M: 128 x 128 tiles there
 SKINNY_STAGES = 4                       # one 64-row tile row's ring depth (module docstring)
 SKINNY_STREAM_GBPS = 64                 # the DRAM rate a weight stream counts for (module docstring)
 SKINNY_L2_PREFETCH = 1                  # K tiles of B prefetched before the grid wait (module docstring)
@@ -503,16 +517,17 @@ def b_kind(sig: FusionSig) -> str | None:
     return None
 
 
-def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: bool) -> dict:
-    """block_m, block_n (of `widths`, or TALL_BLOCK_N where `tall` tiles may be taken), split_k and
-    l2_prefetch of a skinny problem on `device` (module docstring), else none."""
+def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: int | None) -> dict:
+    """block_m, block_n (of `widths`, or `tall` -- the width of one tile row of 128 rows, None
+    where the user's schedule rules it out), split_k and l2_prefetch of a skinny problem on
+    `device` (module docstring), else none."""
     if not 0 < m <= SKINNY_M or n <= 0:
         return {}
-    if tall and m > SKINNY_TALL_M:
+    if tall and m > 64 and device.sms // math.ceil(n / TALL_BLOCK_N) >= 2:
         # One tile row of 128: each weight column is streamed once, in splits that fill the wave.
-        splits = min(MAX_SPLIT_K, ktiles, device.sms // math.ceil(n / TALL_BLOCK_N))
+        splits = min(MAX_SPLIT_K, ktiles, device.sms // math.ceil(n / tall))
         if splits >= 2:
-            return {"block_m": 128, "block_n": TALL_BLOCK_N, "split_k": splits, "l2_prefetch": SKINNY_L2_PREFETCH}
+            return {"block_m": 128, "block_n": tall, "split_k": splits, "l2_prefetch": SKINNY_L2_PREFETCH}
     for block_n in sorted(widths):              # the narrowest that fits: the most tiles in one wave
         columns = math.ceil(n / block_n)
         tiles = math.ceil(m / 64) * columns
@@ -542,7 +557,8 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
     widths = [fixed["block_n"]] if "block_n" in fixed else widths
     clustered = fixed.get("cluster_m", 1) > 1     # a cluster's tiles are unsplit
     if fixed.get("block_m", 64) == 64 and not clustered:   # 128-row tiles named: the cost model decides the rest
-        tall = "block_m" not in fixed and fixed.get("block_n", TALL_BLOCK_N) == TALL_BLOCK_N
+        width = TALL_BLOCK_N if m > SKINNY_TALL_M else SKINNY_WIDE_N      # one tile row's (module docstring)
+        tall = width if "block_m" not in fixed and fixed.get("block_n", width) == width else None
         fixed = {**skinny_decisions(m, n, ktiles, widths, sig.device, tall), **fixed}
     block_m = fixed.get("block_m", 128)
     # One 64-row tile row of a skinny problem streams deep enough in SKINNY_STAGES (module docstring).

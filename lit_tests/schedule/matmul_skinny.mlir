@@ -2,7 +2,9 @@
 // warpgroup (block 128, 256 with the producer warpgroup the pipelining pass adds), 128-wide tiles
 // in 7 splits (17 tiles x 7 = 119 units: one wave of 132 SMs), a ring of 4 stages (one tile row:
 // SKINNY_STAGES).  At M = 128 (@tall_skinny_linear): one tile row of 128 x 64 tiles, two consumer
-// warpgroups of m64n64, 4 splits (33 x 4 = 132 units), 6 stages.  The scheduler stages each split's
+// warpgroups of m64n64, 4 splits (33 x 4 = 132 units), 6 stages; at M = 80 (@wide_skinny_linear):
+// one tile row of 128 x 128 tiles (m64n128), 7 splits (17 x 7 = 119 units), 5 stages, a partial of
+// 64 rows of 256 floats.  The scheduler stages each split's
 // f32 partial in the workspace's fragment order (16-byte stores, one box of 32 rows of 256 floats),
 // marks its store and its arrival (atomic mode: the last split to arrive runs the epilogue, reading
 // the sum with 16-byte loads and clearing it with 16-byte stores); the passes derive the rest:
@@ -28,6 +30,12 @@ func.func @tall_skinny_linear(%x: tensor<128x7168xbf16>, %w: tensor<2112x7168xbf
   return %y : tensor<128x2112xbf16>
 }
 
+func.func @wide_skinny_linear(%x: tensor<80x7168xbf16>, %w: tensor<2112x7168xbf16>) -> tensor<80x2112xbf16>
+    attributes {fusion.fusion} {
+  %y = "fusion.matmul"(%x, %w) {transpose_b = true} : (tensor<80x7168xbf16>, tensor<2112x7168xbf16>) -> tensor<80x2112xbf16>
+  return %y : tensor<80x2112xbf16>
+}
+
 // KERNEL-LABEL: gpu.func @skinny_linear(
 // KERNEL-SAME: gpu.known_block_size = array<i32: 128, 1, 1>
 // KERNEL: "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<64x64xbf16
@@ -49,6 +57,15 @@ func.func @tall_skinny_linear(%x: tensor<128x7168xbf16>, %w: tensor<2112x7168xbf
 // KERNEL: "nvasync.wgmma"({{.*}}) -> vector<32xf32>
 // KERNEL: nvasync.pipeline = {consumer_regs = 232 : i64, mode = "warp_specialized", producer_regs = 40 : i64, stages = 6 : i64}
 // KERNEL: "nvasync.split_k_last"(%{{.*}}, %{{.*}}, %{{.*}}) {splits = 4 : i32}
+
+// KERNEL-LABEL: gpu.func @wide_skinny_linear(
+// KERNEL-SAME: gpu.known_block_size = array<i32: 256, 1, 1>
+// KERNEL: "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<128x64xbf16
+// KERNEL-NEXT: "nvasync.smem_buffer"() {offset = 16384 : i64} : () -> memref<128x64xbf16
+// KERNEL: "nvasync.wgmma"({{.*}}) -> vector<64xf32>
+// KERNEL: nvasync.pipeline = {consumer_regs = 232 : i64, mode = "warp_specialized", producer_regs = 40 : i64, stages = 5 : i64}
+// KERNEL: "nvasync.split_k_store"({{.*}}) {mode = "atomic"} : (!llvm.ptr, memref<1x64x256xf32
+// KERNEL: "nvasync.split_k_last"(%{{.*}}, %{{.*}}, %{{.*}}) {splits = 7 : i32}
 
 // SYNCED-LABEL: gpu.func @skinny_linear(
 // SYNCED-SAME: gpu.known_block_size = array<i32: 256, 1, 1>

@@ -237,10 +237,14 @@ CASES.append(("splitk-heuristic-plain", lambda: linear(BF16, EPILOGUES["plain"][
 CASES.append(("skinny-heuristic-device-silu-gate",
               lambda: linear(BF16, EPILOGUES["silu-gate"][1], EPILOGUES["silu-gate"][0]),
               lambda dev: linear_inputs("silu-gate", BF16, 64, 7168, 1024, dev), None))
-# 128 x 64 tiles (two consumer warpgroups of m64n64; the heuristic's for 96 < M <= 128 where splits
-# fill a wave): ragged rows (M = 100) and columns (1000 = 15.6 x 64), the heuristic's splits, every
-# mode, splits with no K tiles, b [K, N], a full operand by TMA into an unsplit tile's 64-column box.
+# One tile row of 128 rows (the heuristic's for 64 < M <= 128 where splits fill a wave): 128 x 128
+# tiles up to M = 96 (M = 65 and 90: all but 1 and 26 of the second warpgroup's rows past M), 128 x
+# 64 above (two consumer warpgroups of m64n64); ragged columns (1000 = 15.6 x 64), the heuristic's
+# splits, every mode, splits with no K tiles, b [K, N], a full operand by TMA into an unsplit tile's
+# 64-column box.
 for name, kind, layout, (m, n, k), schedule in [
+        ("skinny-wide-heuristic-bias-gelu-m65-ragged", "bias-gelu", "nk", (65, 1000, 3000), None),
+        ("skinny-wide-heuristic-silu-gate-m90", "silu-gate", "nk", (90, 2112, 7168), None),
         ("skinny-tall-heuristic-bias-gelu-ragged", "bias-gelu", "nk", (128, 1000, 3000), None),
         ("skinny-tall-heuristic-silu-gate-m100", "silu-gate", "nk", (100, 2112, 7168), None),
         ("bm128-bn64-splitk-deterministic-s3-two-outputs", "two-outputs", "nk", (120, 640, 1000),
