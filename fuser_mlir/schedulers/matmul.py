@@ -59,10 +59,10 @@ cuBLAS; M = 72, 80, 88, 96 x N, K = 1024 x 16384, 2048 x 32768, 2112 x 7168, 256
 2048 x 32768 45.9 against 52.6 (44.0), 72 x 1024 x 16384 19.6 against 21.9 (16.7), 72 x 2112 x
 7168 18.8 against 20.1 (16.1); 128 x 64 tiles beat it by 0.5-0.8 us at M = 96, N = 1024 and 2112,
 and lost 8.9 us at N = 4096.  At M = 104 neither width won everywhere (128 x 128 ahead by 1.3-3.4
-us at N = 2048, 3072, 4096, behind by 0.4-2.0 at 1024, 2112, 2560), so 128 x 64 stays above 96.  A second 64-row tile row
-a few rows deep is what the 64-row rule lost on: 64 x 128 tiles in 2 splits at N = 4096 took
-37.0-37.8 us at M = 72 and 80, 28.3-28.4 at 88 and 96.  128 x 64 above 104 (same method, fastest
-of 5 rounds, against the 64-row rule and cuBLAS):
+us at N = 2048, 3072, 4096, behind by 0.4-2.0 at 1024, 2112, 2560), so 128 x 64 stays above 96.
+A second 64-row tile row a few rows deep is what the 64-row rule lost on: 64 x 128 tiles in 2
+splits at N = 4096 took 37.0-37.8 us at M = 72 and 80, 28.3-28.4 at 88 and 96.  128 x 64 above 96
+(same method, fastest of 5 rounds, against the 64-row rule and cuBLAS):
 128 x 2112 x 7168 17.4-17.5 in 4 splits against 20.0-20.2 (15.9-16.3), 128 x 2560 x 8192 21.1
 against 22.2 (20.6), 128 x 3072 x 8192 25.2 against 27.7 (22.0), 128 x 4096 x 8192 27.8 against
 28.7 (29.5), 128 x 1024 x 16384 19.3-19.5 against 19.6-21.0 (18.3-19.4), 128 x 2048 x 32768
@@ -70,18 +70,20 @@ against 22.2 (20.6), 128 x 3072 x 8192 25.2 against 27.7 (22.0), 128 x 4096 x 81
 25-40 % slower.  At M = 96 (a quarter of the tile's rows zero-filled) 96 x 2112 x 7168 gained
 (18.8 against 20.1) but 96 x 4096 x 8192 lost (37.0 against 29.3), and at N = 4096 the loss grows
 as M falls: 30.6-31.2 us at M = 104, 37.3-37.5 at 88, 40.5-42.5 at 72-80 (27.6-28.1 at 112-128);
-A zero-padded in memory to 128 rows (the same kernel at M = 128) ran 27.3 for M = 72's problem.
+A zero-padded in memory to 128 rows (the same kernel at M = 128) ran 27.3 for M = 72's problem,
+so the split kernel pays for rows past M, where one 64-row tile row does not (A of M = 8-48 rows
+ran 0.2-2.9 us faster than the same kernel on A zero-padded to 64 rows, at 15 of 16 shapes).
 Not understood: by Nsight Compute (same kernel, 2 splits) 96 x 4096 x 8192 took 37.9-38.4 us and
 128 x 4096 x 8192 30.9-32.3 with the same DRAM reads (70-71 MB), L2 traffic (234-240 MB) and
 instructions (5.13-5.16 M warp instructions), while 96 and 128 x 2112 x 7168 both took 19.4-19.9;
-not the A boxes' zero-filled rows either: unsplit, 128 x 64 tiles took 41.0-41.5 us at M = 96,
-112 and 128 alike, and in 2 splits 36.1, 28.5 and 27.6 (both modes; one probe run), so the
-loss is in the split partials at M = 96 (6 workspace slabs a column).  What the slow kernel waits
-on (Nsight Compute, 2 splits, atomic, 33.6-33.7 us at M = 96 against 26.3-27.0 at 112 and 128;
-reduce-add sectors in proportion to M, 147 / 172 / 197 K): 15.2 warp cycles an issued
-instruction against 11.7-11.8, the consumers' spins on the stages' `full` barriers the largest
-share of the stall samples (about a quarter), then the wgmma waits -- the stage data arrives
-slower; why, still open.
+unsplit, 128 x 64 tiles took 41.0-41.5 us at M = 96, 112 and 128 alike, and in 2 splits 36.1,
+28.5 and 27.6 (both modes; one probe run), so the loss needs the splits; nor the workspace's
+column stride (M = 104 and 112 share 28 KB and ran 30.6-31.2 against 27.6-28.1).  What the slow
+kernel waits on (Nsight Compute, 2 splits, atomic, 33.6-33.7 us at M = 96 against 26.3-27.0 at
+112 and 128; reduce-add sectors in proportion to M, 147 / 172 / 197 K): 15.2 warp cycles an
+issued instruction against 11.7-11.8, the consumers' spins on the stages' `full` barriers the
+largest share of the stall samples (about a quarter), then the wgmma waits -- the stage data
+arrives slower; why, still open.
 Nor would clusters sharing the weights of two 64-row tile rows pay (cuBLAS's way at M = 128):
 unsplit 64 x 128 tiles in clusters of 2 multicasting B ran no faster than without (H200, same
 method: 128 x 7168 x 16384 84.3 against 84.1 us, 128 x 8192 x 8192 48.1 against 47.4, 128 x 5120
