@@ -526,7 +526,8 @@ def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: int | No
     if not 0 < m <= SKINNY_M or n <= 0:
         return {}
     if tall and m > 64 and device.sms // math.ceil(n / TALL_BLOCK_N) >= 2:
-        # One tile row of 128: each weight column is streamed once, in splits that fill the wave.
+        # One tile row of 128 where 64-row tiles would take two, and 64-wide tiles in 2 splits fill
+        # the wave: each weight column is streamed once, in splits that fill the wave.
         splits = min(MAX_SPLIT_K, ktiles, device.sms // math.ceil(n / tall))
         if splits >= 2:
             return {"block_m": 128, "block_n": tall, "split_k": splits, "l2_prefetch": SKINNY_L2_PREFETCH}
