@@ -34,7 +34,9 @@ not on `gpu.block_id`, which is reported.
 The protocol's control flow may depend only on constants, loop indices, integers carried by
 loops, the thread's identity (`thread_id`, `elect_one`) and uniform values (kernel arguments,
 block ids, and what is computed from them); such a uniform value that bounds a loop or decides a
-branch around protocol ops is a *trip parameter*, bound in turn to every trip count explored.
+branch around protocol ops is a *trip parameter*, bound in turn to every trip count explored; a
+value computed from one trip parameter alone, however often it uses it (`n - n / 2`), is decided
+by that parameter.
 A branch on a uniform condition that no trip parameter decides (a split-K tile's last split) makes
 the condition itself a parameter, explored both ways -- also when it depends on a value read from
 shared memory at constant indices (one thread handing its group a count: every thread reads the
@@ -426,8 +428,9 @@ class _Interpreter:
 
     def parameter(self, value):
         """The trip parameter behind an undecidable value: descend through ops that combine one
-        undecidable operand with decidable ones (`ceildiv(n, S)`, `i < n`) down to a value that is
-        a leaf or combines several unknowns (`n = ceildiv(tiles - block, grid)`)."""
+        undecidable operand with decidable ones (`ceildiv(n, S)`, `i < n`), or several computed
+        from the same parameter (`n - n / 2`), down to a value that is a leaf or combines several
+        unknowns (`n = ceildiv(tiles - block, grid)`)."""
         while not isinstance(value, ir.BlockArgument) and value.owner.name not in _UNIFORM_SOURCES \
                 and not _handed_on(value.owner):
             unknown = []
@@ -436,6 +439,10 @@ class _Interpreter:
                     self.eval(operand)
                 except Undecidable:
                     unknown.append(operand)
+            if len(unknown) > 1:
+                behind = [self.parameter(v) for v in unknown]
+                if len({_parameter_key(p) for p in behind}) == 1:
+                    return behind[0]
             if len(unknown) != 1:
                 break
             value = unknown[0]
