@@ -262,7 +262,7 @@ def test_tall_skinny_tiles_run_m64n64_on_two_consumer_warpgroups(private_cache):
     ((64, 4096, 8192), (64, 128, 4)),       # one 64-row tile row: 64-row tiles
     ((128, 4480, 8192), (128, 176, 5)),     # 70 columns of 64 (no second split fits), 35 of 128: the cost model
 ])
-def test_skinny_problems_take_64_row_tiles_in_one_wave_of_splits(mnk, decided):
+def test_skinny_problems_take_tiles_that_fill_one_wave_of_splits(mnk, decided):
     m, n, k = mnk
     _, params = choose(input_signature(plain_linear(), meta((m, k), (n, k))), None)
     assert (params.block_m, params.block_n, params.split_k) == decided, params
@@ -285,6 +285,12 @@ def test_named_stages_and_tile_rows_overrule_the_skinny_rules():
     _, one_row = choose(input_signature(plain_linear(), meta((64, 7168), (2112, 7168))),
                         {"scheduler": "matmul", "stages": 6})
     assert one_row.stages == 6, one_row
+    # Up to SKINNY_TALL_M the one tile row is 128 wide: naming that width keeps it, another drops it.
+    wide = input_signature(plain_linear(), meta((80, 7168), (2112, 7168)))
+    _, same = choose(wide, {"scheduler": "matmul", "block_n": 128})
+    _, other = choose(wide, {"scheduler": "matmul", "block_n": 64})
+    assert (same.block_m, same.block_n, same.split_k) == (128, 128, 7), same
+    assert (other.block_m, other.block_n) == (64, 64), other
 
 
 @pytest.mark.parametrize("mnk,h100,h200", [
