@@ -39,7 +39,7 @@ import torch
 from timing import bench_arguments, cold_device_ms, copy_tbps, device_ms, save
 
 from fuser_mlir import DataType, FusionDefinition
-from fuser_mlir.schedulers.matmul import BLOCK_NS, MAX_STAGES, SKINNY_STAGES, SMEM_LIMIT, TALL_BLOCK_N
+from fuser_mlir.schedulers.matmul import BLOCK_NS, MAX_STAGES, SKINNY_STAGES, SKINNY_WIDE_N, SMEM_LIMIT, TALL_BLOCK_N
 
 PLAIN_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192)] + [
     (m, n, k) for m in (1024, 4096, 8192) for n, k in ((10240, 8192), (28672, 8192), (8192, 28672), (2112, 7168))]
@@ -110,7 +110,8 @@ def skinny_variants(fd, xs):
     FUSER_MLIR_DEVICE names; on the GPU: for that GPU): the heuristic's, split-K in each mode at
     its split count (or 8 where it does not split), no split-K, 128-row tiles (the cost model's
     choice of width and splits: the kernel before matmul.skinny_decisions), 64-row tiles where the
-    heuristic took 128 x 64 ones, MAX_STAGES stages where it took fewer, and no L2 prefetch."""
+    heuristic took one tile row of 128-row tiles in splits, MAX_STAGES stages where it took fewer,
+    and no L2 prefetch."""
     chosen = fd.compile(xs).params
     split = chosen.split_k if chosen.split_k > 1 else 8
     out = {"fuser_mlir": None}
@@ -118,7 +119,7 @@ def skinny_variants(fd, xs):
         out[f"split_k={split} {mode}"] = {"scheduler": "matmul", "split_k": split, "split_k_mode": mode}
     out["no split-K"] = {"scheduler": "matmul", "split_k": 1}
     out["128-row tiles"] = {"scheduler": "matmul", "block_m": 128}    # the cost model's choice
-    if chosen.block_m == 128 and chosen.block_n == TALL_BLOCK_N:
+    if chosen.block_m == 128 and chosen.block_n in (TALL_BLOCK_N, SKINNY_WIDE_N) and chosen.split_k > 1:
         out["64-row tiles"] = {"scheduler": "matmul", "block_m": 64}
     if chosen.stages == SKINNY_STAGES and replace(chosen, stages=MAX_STAGES).smem_bytes <= SMEM_LIMIT:
         out[f"{MAX_STAGES} stages"] = {"scheduler": "matmul", "stages": MAX_STAGES}
