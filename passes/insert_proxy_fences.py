@@ -15,7 +15,8 @@ shared memory) or the bare form.  When the elected
 thread writes and then issues the async op itself there is no barrier: the fence goes right
 before the async op.  When the writers hand the buffer on to other warps through an mbarrier
 (fuser-insert-syncs' `Handoffs`: warp roles, which no barrier can order), the fence goes
-right before their arrive.  None after TMA loads: their mbarrier completion already orders them
+right before their arrive -- or, where one lane arrives for its warp, before the warp's sync, so
+every writer has fenced when the lane arrives.  None after TMA loads: their mbarrier completion already orders them
 for generic readers and for wgmma.
 
 Rule (global memory): an acquire (`wait_flag`, `arrive_flag`) followed, in the same thread, by a TMA
@@ -35,9 +36,9 @@ from mlir import ir
 
 from ..dialects import nvasync
 from .insert_syncs import BARRIERS, Handoffs, describe, mark
-from .smem_model import (ACQUIRES, FENCE_SPACES_COVERING_CTA_SMEM, accesses, barrier_orders, kernels,
+from .smem_model import (ACQUIRES, FENCE_SPACES_COVERING_CTA_SMEM, accesses, barrier_orders, elect_op, kernels,
                          record_loop_steps, threads_of)
-from .sync_paths import find_path, invalidate
+from .sync_paths import _block_of, find_path, invalidate
 
 FENCE = "nvasync.fence_proxy_async"
 TMA_GLOBAL_WRITES = ("nvasync.tma_store", "nvasync.tma_reduce")
@@ -96,9 +97,27 @@ def _fence_before_arrive(a, b, arrive) -> None:
     if path is None or any(p.op.name == FENCE and p.op.attributes["space"].value in FENCE_SPACES_COVERING_CTA_SMEM
                            and threads_of(p.op).covers(a.threads) for p in path.ops):
         return
-    with ir.InsertionPoint(arrive), arrive.location:
+    # One lane arriving for its warp (after a warp sync): the fence goes before the sync, where
+    # every writer of the warp runs it.
+    anchor = arrive
+    while anchor.parent.name == "scf.if" and elect_op(anchor.parent.operands[0]) is not None:
+        anchor = anchor.parent
+    if anchor != arrive:
+        before = _previous(anchor)
+        while before is not None and before.name == "nvasync.elect_one":
+            before = _previous(before)
+        if before is not None and before.name == "nvasync.warp_sync":
+            anchor = before
+    with ir.InsertionPoint(anchor), arrive.location:
         mark(nvasync.FenceProxyAsyncOp(space="shared::cta"),
              f"generic writes -> async proxy, handed on by an mbarrier: {describe(a.op)} -> {describe(b.op)}")
+
+
+def _previous(op):
+    """The op before `op` in its block, or None."""
+    ops = [o.operation for o in _block_of(op).operations]
+    k = ops.index(op.operation)
+    return ops[k - 1] if k else None
 
 
 def _fence_after_acquires(func) -> None:

@@ -89,20 +89,26 @@ it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persis
     16 KB boxes) on a full/empty word of its own, issued at evenly spaced inner iterations over the
     loop's whole, last half or last quarter (a probe, not committed; H200, Nsight Compute, three
     launches): residual add at 4096^3 188.0-192.7 us against 189.0-190.5, at 8192 x 10240 x 8192
-    1827.7-1840.2 against 1791.5-1805.1 -- the loads' timing is not what they cost;
+    1827.7-1840.2 against 1791.5-1805.1 -- the loads' timing is not what they cost.  An offload
+    whose body uses the loaded buffers (a TMA store of them) hands them back too: its threads
+    also arrive on the trailing `empty` after the body (the count grows by them), so the next
+    loads wait for its store as well;
   * offload (warp_specialized, an `nvasync.offload {warps = W}` directly in the body of the one
     loop around the pipelined loop, a tile loop at the kernel's top level from 0 with step 1):
     its body runs on W idle warps of the producer warpgroup (after the roles' warps), in a copy
     of the tile loop keeping the pure ops the body uses, its block argument the thread's index in
     those warps; what the body computes from that index alone (its issue predicate) is computed
     once before the loop.  Per tile t the smem the body uses is handed over through a full/empty
-    pair of single mbarriers, phase t: every consumer thread arrives on `full` where the offload
-    op stood, and waits on `empty` (parity (t & 1) ^ 1) before its first access of that smem in
-    the tile; every offload thread waits on `full` (parity t & 1) before the body and arrives on
-    `empty` after it.  Decision: every thread arrives (counts: the consumer threads, the offload's
-    threads), so no warp sync is needed before an arrival; the sync passes order the rest by the
-    handoffs (a TMA store's `wait_group.read` before its thread's `empty` arrival, the writers'
-    proxy fence before `full`);
+    pair of single mbarriers, phase t: where the offload op stood, each consumer warp arrives on
+    `full` (a warp sync, then one lane), and every consumer thread waits on `empty` (parity
+    (t & 1) ^ 1) before its first access of that smem in the tile (past the trailing loads, which
+    are the producer's); every offload thread waits on `full` (parity t & 1) before the body and
+    arrives on `empty` after it.  The sync passes order the rest by the handoffs (a TMA store's
+    `wait_group.read` before its thread's `empty` arrival, every writer's proxy fence before its
+    warp's sync).  Decision: one arrival a consumer warp, not one a thread -- the matmul's store
+    warp (matmul_kernel.py) ran residual add 1.4 % / 0.9 % faster than its kernel without one at
+    4096^3 / 8192 x 10240 x 8192 this way, 0.9 % / 0.4 % with 256 arrivals (H200, Nsight Compute,
+    three launches, one run each);
   * the issuer initialises the barriers before the loop nest and invalidates them after it
     (after the roles in warp_specialized mode).
 The loads' coordinates may be computed in the body from %i (and outside it from enclosing loop
@@ -666,14 +672,19 @@ class _Pipeline:
             counts[(f"empty[{role}]", empty)] = (ctas * consumers // 32, f"{ctas * consumers // 32} arrivals: {who}")
         handoffs = [(arrays[2 * (len(roles) + k)], arrays[2 * (len(roles) + k) + 1]) for k in range(len(self.offloads))]
         for name, warps, (full, empty) in zip(self.offload_names(), offload_warps, handoffs):
-            counts[(f"full[{name}]", full)] = (consumers, f"{consumers} arrivals: every consumer thread")
+            counts[(f"full[{name}]", full)] = (consumers // 32, f"{consumers // 32} arrivals: one per consumer warp")
             counts[(f"empty[{name}]", empty)] = (32 * warps, f"{32 * warps} arrivals: every thread of the offload")
-        trailing = None
+        trailing, returns = None, [None] * len(self.offloads)
         if self.trailing_roles:
             name, k = self.trailing_roles[0], 2 * (len(roles) + len(self.offloads))
             trailing = (name, arrays[k], arrays[k + 1])
             counts[(f"full[{name}]", arrays[k])] = (1, f"1 arrival: role {next(iter(roles))}'s elected lane")
-            counts[(f"empty[{name}]", arrays[k + 1])] = (consumers, f"{consumers} arrivals: every consumer thread")
+            # An offload that uses the trailing buffers (a TMA store of them) hands them back too.
+            loaded = [_byte_range(load.operation.opview.dst.owner) for load in self.trailing_loads]
+            returns = [(name, arrays[k + 1]) if _touches(op, loaded) else None for op in self.offloads]
+            also = sum(32 * warps for warps, back in zip(offload_warps, returns) if back)
+            who = f"every consumer thread{' and every thread of the offload' if also else ''}"
+            counts[(f"empty[{name}]", arrays[k + 1])] = (consumers + also, f"{consumers + also} arrivals: {who}")
         self.init_barriers(issuer, unit, counts)
         keep = self.producer_needs(unit)
         with ir.InsertionPoint(unit), self.loop.location:
@@ -688,11 +699,12 @@ class _Pipeline:
                         self.producer_nest(len(self.nest) - 1, {}, keep, g0, full, empty, copies, slices,
                                            roles[role], role, trailing if k == 0 else None)
                 first = first_producer + len(roles)
-                for op, name, warps, handoff in zip(self.offloads, self.offload_names(), offload_warps, handoffs):
+                for op, name, warps, handoff, back in zip(self.offloads, self.offload_names(), offload_warps, handoffs,
+                                                          returns):
                     in_warps = arith.andi(arith.cmpi(arith.CmpIPredicate.uge, warp, _index(first)),
                                           arith.cmpi(arith.CmpIPredicate.ult, warp, _index(first + warps)))
                     with _then(in_warps):
-                        self.offload_nest(op, name, handoff, 32 * first)
+                        self.offload_nest(op, name, handoff, 32 * first, back)
                     first += warps
             consumer_role = nvasync.WarpRoleOp(first_warp=0, num_warps=consumers // 32)
             block = consumer_role.operation.regions[0].blocks.append()
@@ -764,10 +776,11 @@ class _Pipeline:
         del self.nest[0].attributes[PIPELINE_ATTR]
 
     # --- offloads ------------------------------------------------------------------------------------
-    def offload_nest(self, op, name, handoff, first_thread: int):
+    def offload_nest(self, op, name, handoff, first_thread: int, back=None):
         """The offload's warps: a copy of the loop around it that, per iteration, waits until the
         consumers hand the smem over (`full`), runs the body, and hands it back (`empty`, every
-        thread's arrival, after whatever the body waited for)."""
+        thread's arrival, after whatever the body waited for) -- and, where it uses a trailing
+        loop's buffers (`back`: that loop's name and `empty`), to the trailing loads too."""
         full, empty = handoff
         tile = self.nest[0].opview
         body = op.regions[0].blocks[0]
@@ -799,6 +812,8 @@ class _Pipeline:
                 if not any(r in invariant for r in inner.results):
                     clone_with(inner.operation, mapping)
             _mark(nvasync.MbarrierArriveOp(empty, _index(0)), f"empty[{name}]: arrive (offload thread)")
+            if back is not None:
+                _mark(nvasync.MbarrierArriveOp(back[1], _index(0)), f"empty[{back[0]}]: arrive (offload thread)")
             scf.YieldOp([])
 
     def offload_slice(self, op) -> list:
@@ -824,16 +839,17 @@ class _Pipeline:
         loop's body, they wait until the offload handed it back (`empty`, the first round passes on
         the fresh barrier); in place of the offload op, every consumer thread arrives on `full`."""
         full, empty = handoff
-        ranges = []
-        op.walk(lambda o: ranges.extend(_byte_range(v.owner) for v in o.operands if not isinstance(v, ir.BlockArgument)
-                                        and v.owner.name == "nvasync.smem_buffer") or ir.WalkResult.ADVANCE)
+        ranges = _offload_ranges(op)
         tile = self.nest[0].opview
-        first = next(o for o in tile.body.operations if o.operation == op.operation or _touches(o, ranges))
+        first = next(o for o in tile.body.operations if o.operation == op.operation
+                     or o.operation.name != "nvasync.pipeline_load" and _touches(o, ranges))
         with ir.InsertionPoint(first), op.location:
             _mark(nvasync.MbarrierTryWaitParityOp(empty, _index(0), _parity(tile.induction_variable, flip=True)),
                   f"empty[{name}]: wait")
         with ir.InsertionPoint(op), op.location:
-            _mark(nvasync.MbarrierArriveOp(full, _index(0)), f"full[{name}]: arrive (consumer thread)")
+            _mark(nvasync.WarpSyncOp(), "consumer warp: accesses done before its handover")
+            with _then(nvasync.ElectOneOp(ir.IntegerType.get_signless(1)).elected):
+                _mark(nvasync.MbarrierArriveOp(full, _index(0)), f"full[{name}]: arrive (consumer warp)")
         op.erase()
 
     def multicast_roles(self, roles) -> set:
@@ -964,6 +980,14 @@ class _Pipeline:
 def _byte_range(buffer_op) -> tuple[int, int]:
     start = buffer_op.attributes["offset"].value
     return start, start + memref_bytes(buffer_op.results[0].type)
+
+
+def _offload_ranges(op) -> list:
+    """The byte ranges of the smem buffers an nvasync.offload's body uses."""
+    ranges = []
+    op.walk(lambda o: ranges.extend(_byte_range(v.owner) for v in o.operands if not isinstance(v, ir.BlockArgument)
+                                    and v.owner.name == "nvasync.smem_buffer") or ir.WalkResult.ADVANCE)
+    return ranges
 
 
 def _touches(op, ranges) -> bool:

@@ -371,9 +371,10 @@ RELAY_ARRIVES = ("nvasync.mbarrier_arrive", "nvasync.mbarrier_arrive_expect_tx")
 
 
 def mbarrier_relays(func) -> set:
-    """{(E, F)}: byte ranges of single mbarrier words (a constant stage) such that one thread of a
-    warp role waits on E and then, later in the same block, arrives on F.  Which phases pair up is
-    the pipeline's (fuser-verify-pipelines checks them)."""
+    """{(E, F)}: byte ranges of single mbarrier words (a constant stage) such that threads of a
+    warp role wait on E and then, later in the same block (or in a branch there that some of them
+    take, e.g. one lane arriving for its warp), arrive on F: each arriving thread waited first.
+    Which phases pair up is the pipeline's (fuser-verify-pipelines checks them)."""
     words = [a for a in accesses(func) if a.proxy == "mbarrier" and a.end - a.start == 8
              and a.threads.role is not None]
     found = set()
@@ -381,9 +382,10 @@ def mbarrier_relays(func) -> set:
         if wait.op.name != "nvasync.mbarrier_try_wait_parity":
             continue
         block = [op_key(o) for o in op_key(wait.op).block.operations]
-        later = block[block.index(op_key(wait.op)) + 1:]
+        later = set(block[block.index(op_key(wait.op)) + 1:])
         found |= {((wait.start, wait.end), (x.start, x.end)) for x in words
-                  if x.op.name in RELAY_ARRIVES and op_key(x.op) in later and x.threads == wait.threads}
+                  if x.op.name in RELAY_ARRIVES and wait.threads.covers(x.threads)
+                  and any(p in later for p in (op_key(x.op), *parent_ops(x.op)))}
     return found
 
 

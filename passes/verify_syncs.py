@@ -16,7 +16,8 @@ between disjoint warps (warp roles run concurrently), an mbarrier handoff in the
 i-th), in one iteration the write: an arrive by the first access's warps after it (a warp sync
 first where one lane arrives for its warp), a wait on that word by the second's threads before
 it; a generic write handed to another role's async proxy is fenced (`fence.proxy.async`) before
-the arrive, and a TMA store's issuer waits `wait_group.read` before handing its smem back;
+the arrive (before the warp sync where one lane arrives for its warp), and a TMA store's issuer
+waits `wait_group.read` before handing its smem back;
 generic write -> async read: a `fence.proxy.async` covering the CTA's shared memory (.shared::cta,
 .shared::cluster -- the cluster's shared memory includes the CTA's -- or the bare form) run by
 every writer, then a barrier;
@@ -30,7 +31,8 @@ after the divergent branch holding the acquire (checked structurally); acquire (
 arrive_flag) -> TMA
 store/reduce by that thread: `fence.proxy.async.global` (or the bare form) in between; mbarriers initialised before
 use and every TMA load announced by an arrive.expect_tx; TMA load -> use: an mbarrier wait on
-the load's barrier and stage; mbarrier use by other threads -> inval: a barrier; an access by one warp role -> another role's
+the load's barrier and stage, or threads that waited there handing it on to the user's threads
+by an mbarrier (`_relayed_load`); mbarrier use by other threads -> inval: a barrier; an access by one warp role -> another role's
 TMA load overwriting it (roles run concurrently): the accessing warp's release (a warp sync
 before one lane's arrive; after a wgmma, the wait retiring its group), an mbarrier arrive, and
 the loading thread's wait on that mbarrier before the load;
@@ -355,13 +357,36 @@ def _check_pair(trace, i, j):
             return None
         waits = _between(trace, i, j, lambda e: e.op.name == "nvasync.mbarrier_try_wait_parity"
                          and _same_mbarrier(e.op, a.op) and threads_of(e.op).covers(B.threads))
-        return None if waits else f"TMA load used without waiting on its mbarrier: {names}"
+        return None if waits or _relayed_load(trace, i, j) else f"TMA load used without waiting on its mbarrier: {names}"
     if A.proxy == "async" and not A.is_write and B.is_write:
         if op_key(a.op).name == "nvasync.wgmma":
             return _check_group_done(trace, i, j, names, "nvasync.wgmma_commit", "nvasync.wgmma_wait",
                                      lambda e: not e.issuer and _barrier_covers(e, A, B))
         return _check_bulk_release(trace, i, j, names, A, B, single_thread)
     return None
+
+
+def _relayed_load(trace, i, j) -> bool:
+    """TMA load trace[i] -> its use trace[j] by threads that do not wait on the load's mbarrier:
+    ordered when threads that do wait on it then hand it on to trace[j]'s threads -- after their
+    wait, an arrive on an mbarrier that trace[j]'s threads wait on before the use (acquire, release,
+    acquire: happens-before is transitive).  Phases are fuser-verify-pipelines'."""
+    a, b = trace[i], trace[j]
+    wait = "nvasync.mbarrier_try_wait_parity"
+    acquires = [e for e in trace[:j] if e.op.name == wait and threads_of(e.op).covers(b.access.threads)
+                and _surely(e, b, b)]
+    for k, w in enumerate(trace):
+        if w.op.name != wait or not _same_mbarrier(w.op, a.op):
+            continue
+        waiting = threads_of(w.op)
+        for n, e in enumerate(trace[k + 1:], k + 1):
+            arriving = threads_of(e.op)
+            if e.op.name == "nvasync.mbarrier_arrive" and _surely(e, w, w) \
+                    and any(_same_mbarrier(x.op, e.op) for x in acquires) \
+                    and (arriving.covers(waiting) or arriving.within(waiting.role)
+                         and _between(trace, k, n, lambda x: x.op.name == "nvasync.warp_sync")):
+                return True
+    return False
 
 
 def _check_group_done(trace, i, j, names, commit_name, wait_name, then=None, before=None):
@@ -485,8 +510,11 @@ def _released(trace, i, j):
         if op_key(a.op).name in ("nvasync.tma_store", "nvasync.tma_reduce") \
                 and _bulk_wait_covering(trace, i, e, k, read=True) is None:
             return f"smem handed on before the TMA store finished reading it (no covering wait_group.read): {names}"
+        # One lane arriving for its warp: every writer's fence comes before the warp sync.
+        syncs = [] if arriving.covers(A.threads) else \
+            [n for n in range(i + 1, k) if trace[n].op.name == "nvasync.warp_sync" and _surely(trace[n], a, e)]
         if A.proxy == "generic" and A.is_write and B.proxy == "async" and not _between(
-                trace, i, k, lambda x: x.op.name == "nvasync.fence_proxy_async"
+                trace, i, syncs[-1] if syncs else k, lambda x: x.op.name == "nvasync.fence_proxy_async"
                 and x.op.attributes["space"].value in FENCE_SPACES_COVERING_CTA_SMEM
                 and threads_of(x.op).covers(A.threads)):
             return f"generic writes handed to the async proxy without fence.proxy.async before the arrive: {names}"

@@ -248,6 +248,32 @@ def test_round_trip_orders_the_next_tiles_writes_and_each_link_is_needed(victim)
         assert any("'nvasync.tma_store'" in m and "-> 'memref.store'" in m for m in problems), problems
 
 
+@pytest.mark.parametrize("victim", ["fence after the warp sync", "fence deleted"])
+def test_one_lane_handing_a_warps_writes_to_the_async_proxy_needs_every_writers_fence_first(victim):
+    """lit_tests/pipeline/offload.mlir's @offloaded_store: each consumer warp hands its staged
+    writes to the offload's TMA store with one lane's arrive after a warp sync, so every writer's
+    `fence.proxy.async` must come before that sync (after it, the lane may arrive before the
+    other lanes fenced).  Moved after the sync, or deleted, fuser-verify-syncs reports it."""
+    with new_context(), ir.Location.unknown():
+        module = ir.Module.parse((LIT_PIPELINE / "offload.mlir").read_text())
+        PassPipeline(["fuser-pipeline-mbarriers", *INSERTION]).run(module)
+        func = next(f for f in _functions(module) if f.attributes["sym_name"].value == "offloaded_store")
+        assert not verify_function(func)
+        found = []      # (fence, the op after it)
+        func.walk(lambda op: found.append(op) or ir.WalkResult.ADVANCE
+                  if op.name == "nvasync.fence_proxy_async" else ir.WalkResult.ADVANCE)
+        after = [(f, [o.operation for o in f.block.operations]) for f in found]
+        handing = [(f, ops[ops.index(f) + 1]) for f, ops in after if ops[ops.index(f) + 1].name == "nvasync.warp_sync"]
+        assert len(handing) == 1, "one fence, right before the consumer warps' sync"
+        fence, sync = handing[0]
+        if victim == "fence deleted":
+            fence.erase()
+        else:
+            fence.move_after(sync)
+        problems = " ".join(m for _, _, m in verify_function(func))
+        assert "without fence.proxy.async before the arrive" in problems, problems
+
+
 def test_a_branch_taken_in_one_iteration_covers_nothing_in_the_next(private_cache):
     """fuser-verify-syncs' "surely runs" is per iteration.  In the deterministic split-K kernel a
     work unit is its tile's last split (then: the epilogue's TMA stores) or not (else: the

@@ -2,8 +2,8 @@
 // producer warpgroup (here warps 5-6: the consumers are warps 0-3, role "a" warp 4), in a copy of
 // the tile loop that keeps what the body uses, a tile behind the consumers.  The smem the body
 // uses (the staged tile) is handed over each tile through a full/empty pair of single mbarriers:
-// every consumer thread waits on `empty` before its staging store and arrives on `full` where the
-// offload stood; every offload thread waits on `full` before the body and arrives on `empty` after
+// every consumer thread waits on `empty` before its staging store, and each consumer warp arrives
+// on `full` where the offload stood (a warp sync, then one lane); every offload thread waits on `full` before the body and arrives on `empty` after
 // it.  The sync passes order everything else by those handoffs: no barrier between the roles.
 //  * @offloaded: the consumers stage their K loop's sum; the offload's 64 threads add pairs of it
 //    and store them to global memory;
@@ -20,7 +20,7 @@
 // RUN: %ptxas %t.ptx -o %t.cubin
 
 // CHECK-LABEL: gpu.func @offloaded
-// CHECK: "nvasync.mbarrier_init"(%[[FULL:[0-9]+]], %{{.*}}) {count = 128 : i32, fuser.pipeline = "full[offload0]: init (128 arrivals: every consumer thread)"}
+// CHECK: "nvasync.mbarrier_init"(%[[FULL:[0-9]+]], %{{.*}}) {count = 4 : i32, fuser.pipeline = "full[offload0]: init (4 arrivals: one per consumer warp)"}
 // CHECK: "nvasync.mbarrier_init"(%[[EMPTY:[0-9]+]], %{{.*}}) {count = 64 : i32, fuser.pipeline = "empty[offload0]: init (64 arrivals: every thread of the offload)"}
 // CHECK: "nvasync.warp_role"
 // CHECK: %[[WARP:.*]] = arith.divui %thread_id_x{{.*}}, %c32
@@ -39,7 +39,8 @@
 // CHECK: "nvasync.warp_role"
 // CHECK: "nvasync.mbarrier_try_wait_parity"(%[[EMPTY]], {{.*}} {fuser.pipeline = "empty[offload0]: wait"}
 // CHECK-NEXT: memref.store
-// CHECK: "nvasync.mbarrier_arrive"(%[[FULL]], {{.*}} {fuser.pipeline = "full[offload0]: arrive (consumer thread)"}
+// CHECK: "nvasync.warp_sync"
+// CHECK: "nvasync.mbarrier_arrive"(%[[FULL]], {{.*}} {fuser.pipeline = "full[offload0]: arrive (consumer warp)"}
 // CHECK-NOT: nvasync.offload
 // CHECK: first_warp = 0 : i32, num_warps = 4 : i32
 // CHECK: "nvasync.mbarrier_inval"(%[[FULL]]
@@ -65,7 +66,8 @@
 // SYNCED: "empty[offload0]: wait"
 // SYNCED-NEXT: memref.store
 // SYNCED: "nvasync.fence_proxy_async"() {fuser.derived = "generic writes -> async proxy, handed on by an mbarrier: {{.*}}", space = "shared::cta"}
-// SYNCED-NEXT: "nvasync.mbarrier_arrive"{{.*}}"full[offload0]: arrive (consumer thread)"
+// SYNCED-NEXT: "nvasync.warp_sync"
+// SYNCED: "nvasync.mbarrier_arrive"{{.*}}"full[offload0]: arrive (consumer warp)"
 
 !box = memref<8x128xf32, #gpu.address_space<workgroup>>
 !stage = memref<128xf32, #gpu.address_space<workgroup>>
