@@ -490,8 +490,8 @@ def test_full_operands_by_tma_pair_with_outputs_of_their_dtype():
 def test_full_operand_arrives_by_tma_as_the_k_loop_ends(private_cache):
     """The gate's tile lands in the output's smem tile through a one-stage trailing pipeline around
     the K loop: the A producer loads it after the tile's A loads, the consumers wait for it after
-    their K loop, the store's smem reads complete before they hand the tile back for the next
-    tile's load, and the epilogue reads it from shared memory."""
+    their K loop, a store warp stores the tile and its smem reads complete before the tile goes
+    back for the next tile's load, and the epilogue reads it from shared memory."""
     compiled = silu_gate().compile(meta((4096, 512), (768, 512), (4096, 768)))
     assert compiled.params.tma_operand_tiles() == {2: 0}
     ir_text = compiled.kernel_ir
@@ -503,9 +503,10 @@ def test_full_operand_arrives_by_tma_as_the_k_loop_ends(private_cache):
         "the producer loads the gate (%arg2), the consumers do not"
     k_loop = consumer.index('fuser.pipeline = "full[a]: wait"')
     assert consumer.index('fuser.pipeline = "full[operands]: wait"') > k_loop, "the operand wait follows the K loop"
-    read_done = consumer.index('"WAR: nvasync.tma_store reads smem -> nvasync.tma_load"')
-    assert consumer.index('fuser.pipeline = "empty[operands]: arrive') > read_done, \
-        "the tile goes back after the store has read it"
+    assert '"nvasync.tma_store"(' not in consumer, "the consumers hand the tile to the store warp"
+    read_done = producer.index('"WAR: nvasync.tma_store reads smem')
+    assert producer.index('fuser.pipeline = "empty[operands]: arrive (offload thread)"') > read_done, \
+        "the store warp hands the tile back after the store has read it"
     epilogue = compiled.ptx.split("wgmma.mma_async")[-1]
     assert "ld.global" not in epilogue, "the epilogue loads no global memory"
     # fuser-unroll-loops: a box's 16 in-place pairs are loaded before the first is stored.

@@ -238,5 +238,5 @@ def test_matmul_tile_operand_pipeline_checks_clean_and_every_perturbation_is_cau
     mutants = check_protocol(text, ("fuser-schedule", "fuser-pipeline-mbarriers", "fuser-insert-syncs"),
                              only=lambda what: "[operands]" in what)     # not the K loop's "full[a]: .."
     # the pair's 2 inits, the producer's expect-tx x 2 mutations and empty wait x 2, the consumers'
-    # full wait x 2 and empty arrival
-    assert mutants == 9
+    # full wait x 2 and empty arrival, the store warp's empty arrival
+    assert mutants == 10
