@@ -253,7 +253,9 @@ for name, kind, layout, (m, n, k), schedule in [
          {"split_k": 5, "split_k_mode": "slots"}),
         ("bm128-bn64-tma-silu-gate-ragged", "silu-gate", "nk", SHAPES["ragged"], {"split_k": 1}),
         # the 6-stage ring: splits of 6 and 7 K tiles (S and S + 1)
-        ("bm128-bn64-splitk-atomic-s2-trips-6-7", "bias-gelu", "nk", (128, 320, 832), {"split_k": 2})]:
+        ("bm128-bn64-splitk-atomic-s2-trips-6-7", "bias-gelu", "nk", (128, 320, 832), {"split_k": 2}),
+        # 128 x 128 tiles' 5-stage ring: splits of 5 and 6 K tiles
+        ("bm128-bn128-splitk-atomic-s2-trips-5-6", "silu-gate", "nk", (80, 320, 704), {"block_n": 128, "split_k": 2})]:
     extra, epilogue = EPILOGUES[kind]
     op = "linear" if layout == "nk" else "matmul"
     CASES.append((name, lambda e=epilogue, x=extra, o=op: linear(BF16, e, x, o),
