@@ -16,8 +16,8 @@ thread writes and then issues the async op itself there is no barrier: the fence
 before the async op.  When the writers hand the buffer on to other warps through an mbarrier
 (fuser-insert-syncs' `Handoffs`: warp roles, which no barrier can order), the fence goes
 right before their arrive -- or, where one lane arrives for its warp, before the warp's sync, so
-every writer has fenced when the lane arrives.  None after TMA loads: their mbarrier completion already orders them
-for generic readers and for wgmma.
+every writer has fenced when the lane arrives.  None after TMA loads: their mbarrier completion
+already orders them for generic readers and for wgmma.
 
 Rule (global memory): an acquire (`wait_flag`, `arrive_flag`) followed, in the same thread, by a TMA
 store/reduce needs `fence.proxy.async.global` between them: the acquire orders the generic proxy
@@ -38,7 +38,7 @@ from ..dialects import nvasync
 from .insert_syncs import BARRIERS, Handoffs, describe, mark
 from .smem_model import (ACQUIRES, FENCE_SPACES_COVERING_CTA_SMEM, accesses, barrier_orders, elect_op, kernels,
                          record_loop_steps, threads_of)
-from .sync_paths import _block_of, find_path, invalidate
+from .sync_paths import chain, find_path, invalidate
 
 FENCE = "nvasync.fence_proxy_async"
 TMA_GLOBAL_WRITES = ("nvasync.tma_store", "nvasync.tma_reduce")
@@ -115,7 +115,7 @@ def _fence_before_arrive(a, b, arrive) -> None:
 
 def _previous(op):
     """The op before `op` in its block, or None."""
-    ops = [o.operation for o in _block_of(op).operations]
+    ops = [o.operation for o in chain(op)[0][0].operations]
     k = ops.index(op.operation)
     return ops[k - 1] if k else None
 

@@ -837,7 +837,8 @@ class _Pipeline:
     def hand_over(self, op, name, handoff):
         """The consumers' side: before their first access of smem the offload uses, in the tile
         loop's body, they wait until the offload handed it back (`empty`, the first round passes on
-        the fresh barrier); in place of the offload op, every consumer thread arrives on `full`."""
+        the fresh barrier); in place of the offload op, each consumer warp arrives on `full` (a warp
+        sync, then one lane)."""
         full, empty = handoff
         ranges = _offload_ranges(op)
         tile = self.nest[0].opview

@@ -368,9 +368,9 @@ def _check_pair(trace, i, j):
 
 def _relayed_load(trace, i, j) -> bool:
     """TMA load trace[i] -> its use trace[j] by threads that do not wait on the load's mbarrier:
-    ordered when threads that do wait on it then hand it on to trace[j]'s threads -- after their
-    wait, an arrive on an mbarrier that trace[j]'s threads wait on before the use (acquire, release,
-    acquire: happens-before is transitive).  Phases are fuser-verify-pipelines'."""
+    ordered when threads that waited on it then hand it on to trace[j]'s threads -- after their
+    wait, an arrive (by some of them) on an mbarrier that trace[j]'s threads wait on before the use
+    (acquire, release, acquire: happens-before is transitive).  Phases are fuser-verify-pipelines'."""
     a, b = trace[i], trace[j]
     wait = "nvasync.mbarrier_try_wait_parity"
     acquires = [e for e in trace[:j] if e.op.name == wait and threads_of(e.op).covers(b.access.threads)
@@ -379,13 +379,9 @@ def _relayed_load(trace, i, j) -> bool:
         if w.op.name != wait or not _same_mbarrier(w.op, a.op):
             continue
         waiting = threads_of(w.op)
-        for n, e in enumerate(trace[k + 1:], k + 1):
-            arriving = threads_of(e.op)
-            if e.op.name == "nvasync.mbarrier_arrive" and _surely(e, w, w) \
-                    and any(_same_mbarrier(x.op, e.op) for x in acquires) \
-                    and (arriving.covers(waiting) or arriving.within(waiting.role)
-                         and _between(trace, k, n, lambda x: x.op.name == "nvasync.warp_sync")):
-                return True
+        if any(e.op.name == "nvasync.mbarrier_arrive" and waiting.covers(threads_of(e.op)) and _surely(e, w, w)
+               and any(_same_mbarrier(x.op, e.op) for x in acquires) for e in trace[k + 1:]):
+            return True
     return False
 
 
