@@ -158,8 +158,8 @@ registers 88 / 208): slower on every row (H100, Nsight Compute at boost clocks, 
 rounds, against this kernel): plain 1.009x / 1.017x the time at 4096^3 / 8192 x 10240 x 8192,
 bias+gelu 1.032x / 1.006x, silu(y) * gate 1.059x / 1.017x, residual add 1.037x / 1.015x; not the
 register budget (this kernel at 88 / 208 ran as fast).  And the epilogue it moves costs little:
-1.6 and 5.5 us over the plain GEMM with the operand's load taken away (above).  The pass support
-(`nvasync.offload`, lit_tests/pipeline/offload.mlir) stays.
+1.6 and 5.5 us over the plain GEMM with the operand's load taken away (above).  The store warp
+(above) runs on the same pass support (`nvasync.offload`, lit_tests/pipeline/offload.mlir).
 What the epilogue costs, and why not pingpong (probes, not committed: this kernel with parts of
 its epilogue behind a branch never taken; H200, Nsight Compute at boost clocks, medians of 3
 launches, two alternating rounds).  The plain GEMM took 178.3 us at 4096^3, 174.9 without its TMA
