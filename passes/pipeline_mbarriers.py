@@ -840,7 +840,9 @@ class _Pipeline:
         the fresh barrier); in place of the offload op, each consumer warp arrives on `full` (a warp
         sync, then one lane)."""
         full, empty = handoff
-        ranges = _offload_ranges(op)
+        ranges = []
+        op.walk(lambda o: ranges.extend(_byte_range(v.owner) for v in o.operands if not isinstance(v, ir.BlockArgument)
+                                        and v.owner.name == "nvasync.smem_buffer") or ir.WalkResult.ADVANCE)
         tile = self.nest[0].opview
         first = next(o for o in tile.body.operations if o.operation == op.operation
                      or o.operation.name != "nvasync.pipeline_load" and _touches(o, ranges))
@@ -981,14 +983,6 @@ class _Pipeline:
 def _byte_range(buffer_op) -> tuple[int, int]:
     start = buffer_op.attributes["offset"].value
     return start, start + memref_bytes(buffer_op.results[0].type)
-
-
-def _offload_ranges(op) -> list:
-    """The byte ranges of the smem buffers an nvasync.offload's body uses."""
-    ranges = []
-    op.walk(lambda o: ranges.extend(_byte_range(v.owner) for v in o.operands if not isinstance(v, ir.BlockArgument)
-                                    and v.owner.name == "nvasync.smem_buffer") or ir.WalkResult.ADVANCE)
-    return ranges
 
 
 def _touches(op, ranges) -> bool:
