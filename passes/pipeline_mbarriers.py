@@ -73,26 +73,28 @@ it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persis
     into the consumer role with the rest of the loop nest;
   * `trailing` (one stage, a loop from 0 with step 1 at the kernel's top level directly around a
     warp-specialized loop): its loads, one role of their own, are issued by the inner loop's first
-    producer in its copy of the nest, right after it issued iteration t's inner loads -- the
-    stages ahead of the consumers -- so they land as the consumers finish the inner loop, not
-    while it starts.  A full/empty
-    pair of single mbarriers, phase t: the producer waits on `empty` (parity (t & 1) ^ 1), then
-    arrive.expect_tx and the loads on `full`; every consumer thread waits on `full` (parity t & 1)
-    right before the body's first access of the loaded buffers and arrives on `empty` at the end
-    of the body (so no warp sync is needed; the sync passes order the accesses before it, e.g. a
-    TMA store's `wait_group.read`).  Decision: measured against `pipelined` (the issuer loading
-    iteration t + 1's tile as iteration t ends, while the next inner loop starts; H100, the matmul
-    scheduler's full epilogue operands, Nsight Compute, two rounds each): 1.8-2.4 % faster at
-    4096^3 and 0.2-0.6 % at 8192 x 10240 x 8192.  Nor earlier: issued before the last 2 or 6
-    iterations' inner loads (a probe, same method, another machine): the same or slower on every
-    row, up to 1.5 % (8192 x 10240 x 8192: 0.4-0.9 %).  Nor spread: each load (the residual's four
-    16 KB boxes) on a full/empty word of its own, issued at evenly spaced inner iterations over the
-    loop's whole, last half or last quarter (a probe, not committed; H200, Nsight Compute, three
-    launches): residual add at 4096^3 188.0-192.7 us against 189.0-190.5, at 8192 x 10240 x 8192
-    1827.7-1840.2 against 1791.5-1805.1 -- the loads' timing is not what they cost.  An offload
-    whose body uses the loaded buffers (a TMA store of them) hands them back too: its threads
-    also arrive on the trailing `empty` after the body (the count grows by them), so the next
-    loads wait for its store as well;
+    producer in its copy of the nest, right after it issued iteration t's inner loads -- the stages
+    ahead of the consumers -- so they land as the consumers finish the inner loop, not while it
+    starts.  A full/empty pair of single mbarriers, phase t: the producer waits on `empty` (parity
+    (t & 1) ^ 1), then arrive.expect_tx and the loads on `full`; every consumer thread waits on
+    `full` (parity t & 1) right before the body's first access of the loaded buffers and arrives on
+    `empty` at the end of the body (so no warp sync is needed; the sync passes order the accesses
+    before it, e.g. a TMA store's `wait_group.read`).  Not one arrival a warp: with the matmul's
+    store warp, each consumer warp's release joining its handover's elected lane (and the store
+    warp's one lane, not 32) ran within 0.2 % of this (H200, Nsight Compute, two alternating rounds:
+    residual add and silu(y) * gate at 4096^3 and 8192 x 10240 x 8192).  Decision: measured against
+    `pipelined` (the issuer loading iteration t + 1's tile as iteration t ends, while the next inner
+    loop starts; H100, the matmul scheduler's full epilogue operands, Nsight Compute, two rounds
+    each): 1.8-2.4 % faster at 4096^3 and 0.2-0.6 % at 8192 x 10240 x 8192.  Nor earlier: issued
+    before the last 2 or 6 iterations' inner loads (a probe, same method, another machine): the same
+    or slower on every row, up to 1.5 % (8192 x 10240 x 8192: 0.4-0.9 %).  Nor spread: each load
+    (the residual's four 16 KB boxes) on a full/empty word of its own, issued at evenly spaced inner
+    iterations over the loop's whole, last half or last quarter (a probe, not committed; H200,
+    Nsight Compute, three launches): residual add at 4096^3 188.0-192.7 us against 189.0-190.5, at
+    8192 x 10240 x 8192 1827.7-1840.2 against 1791.5-1805.1 -- the loads' timing is not what they
+    cost.  An offload whose body uses the loaded buffers (a TMA store of them) hands them back too:
+    its threads also arrive on the trailing `empty` after the body (the count grows by them), so the
+    next loads wait for its store as well;
   * offload (warp_specialized, an `nvasync.offload {warps = W}` directly in the body of the one
     loop around the pipelined loop, a tile loop at the kernel's top level from 0 with step 1):
     its body runs on W idle warps of the producer warpgroup (after the roles' warps), in a copy

@@ -87,7 +87,15 @@ arrives slower; why, still open.
 Nor would clusters sharing the weights of two 64-row tile rows pay (cuBLAS's way at M = 128):
 unsplit 64 x 128 tiles in clusters of 2 multicasting B ran no faster than without (H200, same
 method: 128 x 7168 x 16384 84.3 against 84.1 us, 128 x 8192 x 8192 48.1 against 47.4, 128 x 5120
-x 8192 43.5 against 42.8), so split tiles in clusters were not built.  Otherwise M <= SKINNY_M
+x 8192 43.5 against 42.8), so split tiles in clusters were not built.  Nor clusters of 2 adjacent
+tile columns sharing A by multicast (a probe, branch probe-cluster-n: split and unsplit tiles, each
+cluster's tile columns padded to whole clusters; correct on the H200, racecheck and synccheck
+clean), though A is 2/3 of the L2 bytes of the 128 x 64 split kernel (128 x 2048 x 32768: 470 MB
+through L2 against cuBLAS's 284): slower than the heuristic's kernel on 20 of 21 skinny shapes
+(H200, Nsight Compute, medians of 3, M in {16, 64, 80, 96, 112, 128}; 0.86-0.97x, e.g. 128 x 2048 x
+32768 46.3 us against 43.6, 128 x 1024 x 16384 19.1 against 17.6, 64 x 2112 x 7168 16.4 against
+15.0; 112 x 2048 x 32768 45.7 against 47.0) -- each stage waits for both CTAs' releases, and odd
+tile column counts lose a split to the padding.  Otherwise M <= SKINNY_M
 takes 64-row tiles of the narrowest width whose tiles fit one wave of the device's SMs, in as many
 splits as one wave of units holds -- unless the tile columns already draw the device's DRAM rate
 (no width fits: the cost model decides).  With one tile row (M <= 64) the ring holds

@@ -51,7 +51,8 @@ reads right after its store, its warpgroup started the next K loop late: with th
 in the PTX (racy, an upper bound; H200, Nsight Compute, three launches) residual add ran 1.7 % /
 1.9 % faster at 4096^3 / 8192 x 10240 x 8192 and silu(y) * gate 1.5 % / 1.9 %.  The store warp
 (same method, another H200): residual add 185.5 against 188.2 us and 1749.2 against 1764.2
-(torch.compile 179.8, 1713.5), silu(y) * gate 192.9 against 194.7 and 1770.7 against 1789.7; but
+(torch.compile's GEMM kernel 179.8, 1713.5: its call also copies C, below), silu(y) * gate 192.9
+against 194.7 and 1770.7 against 1789.7; but
 the plain GEMM 0.7 % / 1.7 % slower (180.7 -> 182.0, 1710.1 -> 1739.8), whose issuer waits for
 its store's reads only before the next tile's epilogue writes, so it keeps its consumers' store.
 Not the residual's DRAM bytes alone (probes, H200, Nsight Compute): the operand tile read from
@@ -123,7 +124,19 @@ slower at 4096^3 (residual add 197.8-199.6 against 194.0-194.1 us) and 14-33 us 
 `nvjet_sm90_tst_256x128_64x4_1x2_h_badd_coopA_TNT` -- 256 x 128 tiles, 4 stages, 384 threads, 168
 registers, 213 KB of shared memory (four 48 KB stages leave about 21 KB for the epilogue, so its
 output and C go through small subtiles), 2-CTA clusters; at ncu's locked clocks it took 208.0 us
-with C and 208.3 without: C costs it nothing.  A fourth stage alone is not it: 128 x 192 tiles in
+with C and 208.3 without.  C costs it nothing inside the kernel because torch pays for it outside:
+addmm first copies C into the output (a device-to-device memcpy, which Nsight Compute does not
+measure: 16 us at 4096^3, 78 us at 8192 x 10240 x 8192 on an H200, torch.profiler), then the
+kernel reduce-adds its product into it (TMA reduce-stores, 168 MB of them at the larger shape).
+Where this kernel's remaining cost goes (H200, 8192 x 10240 x 8192, Nsight Compute, one run):
+at the clocks ncu locks, residual add took 0.35 % more cycles than the plain GEMM (2.766 M
+against 2.756 M; cuBLAS's badd kernel 2.738 M); at the clocks the GPU picks, where all three
+ran power-limited near 1.55 GHz, 0.9 % more cycles at a 1.7 % lower clock (1.540 against 1.566
+GHz: 1779 us against 1737, badd 1741).  Its L2 slices read 30 % more sectors (387 M against 298
+M; badd 265 M) though the SMs receive only the operand's 5 M more (509 M against 503 M): the L2
+request coalescer delivered 1.31 sectors per sector read (`lrc__average_xbar2gpc_sectors_op_read`)
+against the plain GEMM's 1.69 (badd 1.77), as if the CTAs that share A and B tiles requested them
+together less often.  Not measured: what spreads them.  A fourth stage alone is not it: 128 x 192 tiles in
 3 and 4 stages (one ncu run at boost clocks) took 216.0 / 206.6 us plain at 4096^3 and 225.5 /
 213.9 with the residual (128 x 256 in 3: 182.1 and 192.4), the operand's cost 9.5 and 7.3 us.
 The operand's bytes are read once: at 4096^3 the residual-add kernel reads 220 MB from DRAM against
