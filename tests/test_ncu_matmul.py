@@ -1,4 +1,5 @@
-"""tools/ncu_matmul.py's reading of Nsight Compute's CSV: kernels summed per launch of their NVTX range."""
+"""tools/ncu_matmul.py's reading of Nsight Compute's CSV: kernels summed per launch of their NVTX range,
+plus the memcpy / memset time Nsight Compute does not see."""
 import sys
 from pathlib import Path
 
@@ -43,3 +44,11 @@ def test_skinny_rows_flush_l2_per_call_not_per_kernel():
     skinny = ncu_matmul.ncu_command("ncu", None, False, True)
     assert skinny[skinny.index("--cache-control") + 1] == "none" and skinny[-1] == "--skinny"
     assert "--cache-control" not in ncu_matmul.ncu_command("ncu", None, False, False)
+
+
+def test_a_call_counts_its_copies_beside_its_kernels():
+    """torch.compile's residual add copies C into its output (a memcpy, no kernel) before its GEMM:
+    that time is part of the call's."""
+    rounds = {"fuser_mlir": [185.0, 186.0, 184.0], "torch_compile": [177.0, 178.0, 176.0]}
+    us = ncu_matmul.device_us(rounds, {"torch_compile": 16.8})
+    assert us == pytest.approx({"fuser_mlir": 185.0, "torch_compile": 193.8})

@@ -6,8 +6,12 @@ from them.  Here every launch is one Nsight Compute measurement (`gpu__time_dura
 clocks the GPU picks: `--clock-control none`; L2 flushed before each kernel), which repeats within
 about 1 %; the price is that each kernel runs alone on an idle GPU (boost clocks, no power limit
 reached), so the numbers are each kernel's best, not a sustained rate, and host cost is not in
-them.  A system's time is the sum of the kernels it launches (torch eager's bias+gelu is the
-cuBLAS GEMM plus an elementwise kernel; torch.compile's residual add is one cuBLAS GEMM adding C).
+them.  A system's time is the device time of a call: its kernels' durations summed (torch eager's
+bias+gelu is the cuBLAS GEMM plus an elementwise kernel), plus the device work it does outside
+kernels, memcpy and memset, which Nsight Compute does not measure -- taken from torch.profiler in a
+pass of its own (`copies_us`).  That work counts: torch.compile's residual add copies C into its
+output (a device-to-device memcpy: 16 us at 4096^3, 78 us at 8192 x 10240 x 8192 on an H200), then
+one cuBLAS GEMM reduce-adds the product into it; every cuBLAS call here also runs a 0.7 us memset.
 
 Systems: plain rows (bench_matmul.PLAIN_SHAPES, [N, K] weights; KN_SHAPES with b given [K, N]):
 fuser_mlir's heuristic schedule and cuBLAS (`x @ w.t()`, `a @ b`); fused rows (EPILOGUE_SHAPES):
@@ -37,6 +41,7 @@ from timing import bench_arguments, save
 ROUNDS = 3
 NCU_METRIC = "gpu__time_duration.sum"
 REFERENCES = ("cublas", "torch_eager", "torch_compile")     # the systems fuser_mlir is compared with
+COPY_ACTIVITIES = ("Memcpy", "Memset")      # torch.profiler's names of device work that is no kernel
 
 
 def systems(name, variants=False):
@@ -67,12 +72,9 @@ def systems_of(fd, name, xs, variants, skinny):
     return bm.skinny_variants(fd, xs) if skinny else systems(name, variants)
 
 
-def launch(only, variants, skinny) -> None:
-    """The launches Nsight Compute measures (run under it).  Skinny rows: the L2 flushed before
-    each call (the weights fit in it), not between the kernels of one (cuBLAS's reduce kernel
-    reads its split-K partials from L2)."""
+def calls(only, variants, skinny):
+    """Per row on fresh inputs: (row name, {system: a call}), every call made once (compiled, warm)."""
     import torch
-    from timing import flush_l2
 
     fds = {name: spec[0]() for name, spec in bm.FUSIONS.items()}
     for name, (m, n, k) in rows(only, skinny):
@@ -88,15 +90,47 @@ def launch(only, variants, skinny) -> None:
             timed.update({"torch_eager": lambda: eager(*xs), "torch_compile": lambda: compiled(*xs)})
         for fn in timed.values():               # warm: caches, the C++ call, cuBLAS's heuristics
             fn()
+        yield f"{name} {m}x{n}x{k}", timed
+        torch.cuda.synchronize()
+        del xs
+
+
+def launch(only, variants, skinny) -> None:
+    """The launches Nsight Compute measures (run under it).  Skinny rows: the L2 flushed before
+    each call (the weights fit in it), not between the kernels of one (cuBLAS's reduce kernel
+    reads its split-K partials from L2)."""
+    import torch
+    from timing import flush_l2
+
+    for row, timed in calls(only, variants, skinny):
         for _ in range(ROUNDS):
             for system, fn in timed.items():
                 if skinny:
                     flush_l2()
-                torch.cuda.nvtx.range_push(f"{name} {m}x{n}x{k}|{system}")
+                torch.cuda.nvtx.range_push(f"{row}|{system}")
                 fn()
                 torch.cuda.nvtx.range_pop()
-        torch.cuda.synchronize()
-        del xs
+
+
+def copies_us(only, variants, skinny) -> dict:
+    """{row: {system: us a call}} of the device work a call does outside kernels -- memcpy and
+    memset, which Nsight Compute does not measure -- from torch.profiler's CUDA activity over
+    ROUNDS calls (not under Nsight Compute: one profiler at a time)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    found: dict = {}
+    for row, timed in calls(only, variants, skinny):
+        for system, fn in timed.items():
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                for _ in range(ROUNDS):
+                    fn()
+                torch.cuda.synchronize()
+            us = sum(e.device_time_total for e in prof.events()
+                     if e.device_type == torch.autograd.DeviceType.CUDA and e.name.startswith(COPY_ACTIVITIES))
+            if us:
+                found.setdefault(row, {})[system] = us / ROUNDS
+    return found
 
 
 def ncu_binary() -> str:
@@ -149,6 +183,12 @@ def kernel_times(lines) -> dict:
             for row, per in kernels.items()}
 
 
+def device_us(kernel_rounds: dict, copies: dict) -> dict:
+    """{system: us a call}: the median over the rounds of its kernels' summed durations, plus its
+    memcpy / memset time (`copies_us`)."""
+    return {system: statistics.median(times) + copies.get(system, 0.0) for system, times in kernel_rounds.items()}
+
+
 def main():
     parser = bench_arguments(__doc__)
     parser.add_argument("--fusions", help=f"only these rows, comma-separated, of: {', '.join(bm.FUSIONS)}")
@@ -174,9 +214,11 @@ def main():
 
     results = {"device": torch.cuda.get_device_name(), "method": "Nsight Compute gpu__time_duration, "
                f"--clock-control none, median of {ROUNDS} launches (us)", "rows": []}
-    for row, per in measure(only, args.variants, args.skinny).items():
-        us = {system: statistics.median(times) for system, times in per.items()}
-        entry = {"row": row, "fusion": row.split(" ")[0], "us": us, "rounds_us": per}
+    kernels = measure(only, args.variants, args.skinny)
+    copies = copies_us(only, args.variants, args.skinny)
+    for row, per in kernels.items():
+        us = device_us(per, copies.get(row, {}))
+        entry = {"row": row, "fusion": row.split(" ")[0], "us": us, "rounds_us": per, "copies_us": copies.get(row, {})}
         base = [s for s in REFERENCES if s in us]
         entry.update({f"vs_{s}": us[s] / us["fuser_mlir"] for s in base})
         ours = {s: t for s, t in us.items() if s not in REFERENCES}
