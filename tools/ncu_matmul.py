@@ -11,7 +11,8 @@ bias+gelu is the cuBLAS GEMM plus an elementwise kernel), plus the device work i
 kernels, memcpy and memset, which Nsight Compute does not measure -- taken from torch.profiler in a
 pass of its own (`copies_us`).  That work counts: torch.compile's residual add copies C into its
 output (a device-to-device memcpy: 16 us at 4096^3, 78 us at 8192 x 10240 x 8192 on an H200), then
-one cuBLAS GEMM reduce-adds the product into it; every cuBLAS call here also runs a 0.7 us memset.
+one cuBLAS GEMM reduce-adds the product into it; every cuBLAS call here also runs a 0.7-0.8 us
+memset.
 
 Systems: plain rows (bench_matmul.PLAIN_SHAPES, [N, K] weights; KN_SHAPES with b given [K, N]):
 fuser_mlir's heuristic schedule and cuBLAS (`x @ w.t()`, `a @ b`); fused rows (EPILOGUE_SHAPES):
