@@ -11,8 +11,8 @@ bias+gelu is the cuBLAS GEMM plus an elementwise kernel), plus the device work i
 kernels, memcpy and memset, which Nsight Compute does not measure -- taken from torch.profiler in a
 pass of its own (`copies_us`).  That work counts: torch.compile's residual add copies C into its
 output (a device-to-device memcpy: 16 us at 4096^3, 78 us at 8192 x 10240 x 8192 on an H200), then
-one cuBLAS GEMM reduce-adds the product into it; every cuBLAS call here also runs a 0.7-0.8 us
-memset.
+one cuBLAS GEMM reduce-adds the product into it; cuBLAS's calls at the fused rows' shapes also
+run a 0.7-0.8 us memset (at the skinny rows only 16 x 7168 x 16384's does).
 
 Systems: plain rows (bench_matmul.PLAIN_SHAPES, [N, K] weights; KN_SHAPES with b given [K, N]):
 fuser_mlir's heuristic schedule and cuBLAS (`x @ w.t()`, `a @ b`); fused rows (EPILOGUE_SHAPES):
@@ -214,7 +214,8 @@ def main():
     import torch
 
     results = {"device": torch.cuda.get_device_name(), "method": "Nsight Compute gpu__time_duration, "
-               f"--clock-control none, median of {ROUNDS} launches (us)", "rows": []}
+               f"--clock-control none, median of {ROUNDS} launches (us), plus each call's memcpy and memset "
+               "(torch.profiler, copies_us)", "rows": []}
     kernels = measure(only, args.variants, args.skinny)
     copies = copies_us(only, args.variants, args.skinny)
     for row, per in kernels.items():
