@@ -177,7 +177,8 @@ OPS = [
     _op("cluster_rank", "This CTA's rank in its cluster (the kernel's `nvvm.cluster_dim`).",
         results=[Operand("rank", "i32")], ptx="mov.u32 %r, %cluster_ctarank"),
     _op("store_peer", "Store `value` into `dst[index]` of the CTA of rank `peer` in this CTA's cluster "
-        "(distributed shared memory): `dst`, rank 1, names the same buffer in every CTA of the cluster.",
+        "(distributed shared memory): `dst`, rank 1, names the same buffer in every CTA of the cluster; "
+        "a vector value fills dst[index ..] (aligned to its size: one vector store).",
         operands=[Operand("value", "any"), Operand("dst", "memref"), Operand("peer", "i32"), Operand("index", "index")],
         semantics=Semantics(writes=("dst",), proxy="cluster"),
         ptx="mapa.shared::cluster.u64; st.shared::cluster"),
@@ -386,8 +387,10 @@ def _check_store_peer(view):
     ty = ir.MemRefType(view.dst.type)
     errors = [] if _is_workgroup_memref(ty) and ty.rank == 1 else [
         f"'dst' must be a rank-1 shared-memory memref, got {ty}"]
-    if view.value.type != ty.element_type:
-        errors.append(f"'value' of type {view.value.type} does not match 'dst' elements ({ty.element_type})")
+    value = view.value.type
+    element = ir.VectorType(value).element_type if isinstance(value, ir.VectorType) else value
+    if element != ty.element_type:
+        errors.append(f"'value' of type {value} does not match 'dst' elements ({ty.element_type})")
     return errors
 
 

@@ -10,9 +10,9 @@ each decides on its own what the facts require.
   threads that execute it and, for generic accesses, a structural key of its thread->element mapping.
   A wgmma operand that is a k-slice (`memref.subview`) of a swizzled tile accesses the whole tile.
 * `is_divergent(value)`: may differ between the threads of a CTA.  Uniform are constants, kernel
-  arguments, block/grid ids and sizes, what pure ops compute from uniform values, and IVs and
-  carried values of loops with uniform bounds; the thread index, `elect_one`, loaded data and
-  unknown ops are divergent.  A condition is block-uniform when it is not divergent.
+  arguments, block/grid/cluster ids and sizes, the cluster rank, what pure ops compute from
+  uniform values, and IVs and carried values of loops with uniform bounds; the thread index,
+  `elect_one`, loaded data and unknown ops are divergent.  A condition is block-uniform when it is not divergent.
 * `threads_of(op)`: the threads that run an op -- every thread, a contiguous range of whole warps
   (first warp, count), the "issuer" (one elected lane, the `elect_one` guard) or some other
   subset: derived from the enclosing warp_roles, the divergent scf.if branches and loops with
@@ -51,7 +51,7 @@ GENERIC_ACCESS = {
 }   # name -> (is_write, buffer operand index, first index operand)
 UNIFORM_SOURCES = {"gpu.block_id", "gpu.block_dim", "gpu.grid_dim", "gpu.cluster_id", "gpu.cluster_dim",
                    "gpu.cluster_block_id", "gpu.cluster_dim_blocks", "gpu.num_subgroups", "gpu.subgroup_size",
-                   "nvasync.smem_buffer"}          # the same in every thread of a CTA
+                   "nvasync.smem_buffer", "nvasync.cluster_rank"}          # the same in every thread of a CTA
 ACQUIRES = ("nvasync.wait_flag", "nvasync.arrive_flag")                           # semaphore acquires
 RELEASES = ("nvasync.release_flag", "nvasync.arrive_flag")                        # semaphore releases
 PURE_DIALECTS = ("arith", "index", "math", "affine", "vector")   # results from operands (no memref operand)

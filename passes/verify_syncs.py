@@ -41,7 +41,9 @@ threads, a barrier -- a cluster barrier where peer CTAs use the word too (a remo
 multicast load), as between those uses and the word's inval or the kernel's exit; TMA stores ->
 kernel exit: a covering `wait_group.read`; a store into a peer CTA's shared memory (`store_peer`)
 <-> any access of that buffer, and -> kernel exit: a cluster barrier (`cluster_sync`, every
-thread of the cluster, in the kernel's top-level block); a kernel holding `grid_dependency_wait`
+thread of the cluster, in the kernel's top-level block) -- but not between the executions of one
+such store (a loop's), which write distinct places by contract (each sender its own slots), as
+fuser-insert-syncs assumes; a kernel holding `grid_dependency_wait`
 (launched to overlap the kernel before it in the stream): that one wait in its top-level block,
 no global access before it.
 
@@ -313,6 +315,8 @@ def _check_pair(trace, i, j):
     barrier = lambda: _between(trace, i, j, lambda e: _barrier_covers(e, A, B))  # noqa: E731
 
     if "cluster" in (A.proxy, B.proxy):      # a peer CTA's store: only a cluster barrier orders it
+        if A.proxy == B.proxy == "cluster" and op_key(a.op) == op_key(b.op):
+            return None         # one store's executions write distinct places (each sender its slots)
         if _between(trace, i, j, lambda e: e.op.name == CLUSTER_SYNC and barrier_problem(e.op) is None):
             return None
         return f"shared memory stored by a peer CTA (store_peer) and accessed without a cluster barrier: {names}"

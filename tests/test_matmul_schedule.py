@@ -245,7 +245,7 @@ def test_tall_skinny_tiles_run_m64n64_on_two_consumer_warpgroups(private_cache):
 
 
 @pytest.mark.parametrize("mnk,decided", [
-    ((64, 2112, 7168), (64, 128, 7)),       # 17 tiles of 64 x 128, 7 splits: 119 units
+    ((64, 2112, 7168), (64, 144, 6)),       # 15 tiles of 64 x 144 in clusters of 6: 90 units
     ((16, 1024, 16384), (64, 128, 16)),
     ((128, 7168, 16384), (64, 128, 1)),     # 2 x 56 tiles: a wave unsplit
     ((64, 7168, 16384), (64, 128, 1)),      # 56 tiles: 2 splits would not pay
@@ -274,6 +274,23 @@ def test_skinny_problems_take_tiles_that_fill_one_wave_of_splits(mnk, decided):
                              min(6, (227 * 1024 - params.epilogue_bytes - 1024) // params.stage_bytes)), params
 
 
+@pytest.mark.parametrize("mnk,decided", [
+    ((64, 2112, 7168), (144, 6, "cluster")),     # 15 clusters of 6 (17 resident), 90 CTAs, 19 K tiles a split
+    ((16, 2112, 7168), (144, 6, "cluster")),
+    ((64, 1024, 16384), (128, 16, "atomic")),    # 16 clusters of 8 (15 resident) or 64 CTAs: none fits
+    ((64, 2048, 32768), (128, 8, "atomic")),     # 86 K tiles a split: the protocol's share is small
+    ((64, 7168, 16384), (128, 1, "atomic")),
+])
+def test_short_splits_of_one_tile_row_run_in_clusters(mnk, decided):
+    m, n, k = mnk
+    sig = input_signature(plain_linear(), meta((m, k), (n, k)))
+    _, params = choose(sig, None)
+    assert (params.block_n, params.split_k, params.split_k_mode) == decided, params
+    # A named mode or split count keeps the workspace protocols' tiles.
+    _, atomic = choose(sig, {"scheduler": "matmul", "split_k_mode": "atomic"})
+    assert atomic.split_k_mode == "atomic" and (atomic.split_k == 1 or atomic.block_n == 128), atomic
+
+
 def test_named_stages_and_tile_rows_overrule_the_skinny_rules():
     sig = input_signature(plain_linear(), meta((128, 7168), (2112, 7168)))
     _, stages = choose(sig, {"scheduler": "matmul", "stages": 3})
@@ -300,7 +317,7 @@ def test_named_stages_and_tile_rows_overrule_the_skinny_rules():
     ((128, 4096, 8192), (128, 64, 2), (128, 64, 2)),   # 64 columns of 128 x 64: 2 splits fill the wave
     ((96, 4096, 8192), (128, 128, 4), (128, 128, 4)),  # 32 columns of 128 x 128: 4 splits fill the wave
     ((64, 10240, 8192), (64, 128, 1), (64, 128, 1)),   # 80 tiles: one split fills the wave
-    ((64, 2112, 7168), (64, 128, 7), (64, 128, 7)),
+    ((64, 2112, 7168), (64, 144, 6), (64, 144, 6)),
     # 2 x 56 tiles, no split fits: too few streams for the H200, which leaves it to the cost model
     ((128, 7168, 16384), (64, 128, 1), (128, 176, 3)),
     ((128, 5120, 8192), (128, 160, 4), (128, 160, 4)),  # 2 x 40 tiles: too few for either
@@ -363,7 +380,9 @@ def test_heuristic_splits_k_only_when_tiles_leave_sms_idle(m, n, k, split):
     launch = scheduler.launch(params, sig)
     tiles = -(-m // params.block_m) * -(-n // params.block_n)
     assert launch["tiles"] == tiles * params.split_k
-    if split:
+    if params.cluster_split:      # the partials meet in distributed shared memory: no scratch
+        assert launch["scratch"] == {} and "workspace" not in launch["views"]
+    elif split:
         # per tile column, the 16-row slabs of M's rows (block_n floats each row), in rows of 256
         shape = (-(-n // params.block_n), -(-m // 16) * params.block_n // 16, 256)
         assert launch["scratch"] == {"workspace": ("f32", shape), "flags": ("i32", (tiles,))}
@@ -425,6 +444,45 @@ def test_split_k_kernel_assembles_with_its_protocol(private_cache, mode):
     assert compiled.artifact.cubin, "ptxas produced no cubin"
     assert [p.get("scratch") for p in compiled.artifact.meta["params"] if "scratch" in p] == \
         ["workspace", "workspace", "flags"]
+
+
+def test_cluster_split_override_and_its_checks():
+    """split_k_mode cluster: a tile's splits are one cluster of split_k CTAs, one tile each (grid
+    per tile), no producer warpgroup and no workspace; split_k <= 8 dividing block_n / 8."""
+    sig = input_signature(plain_linear(), meta((64, 7168), (2112, 7168)))
+    scheduler, params = choose(sig, {"scheduler": "matmul", "block_n": 144, "split_k": 6, "split_k_mode": "cluster"})
+    assert (params.cluster, params.threads, params.cluster_split) == (6, 128, True)
+    launch, meta_ = scheduler.launch(params, sig), scheduler.meta(params)
+    assert launch["tiles"] == 15 * 6 and launch["scratch"] == {} and "workspace" not in launch["views"]
+    assert (meta_["grid"], meta_["cluster"], meta_["block"]) == ("per_tile", 6, [128, 1, 1])
+    assert [p["kind"] for p in meta_["params"] if p.get("tensor") == "output0"] == ["pointer"]
+    assert not [p for p in meta_["params"] if "scratch" in p]
+    for bad in ({"block_n": 144, "split_k": 4}, {"block_n": 128, "split_k": 16}, {"block_n": 160, "split_k": 3}):
+        with pytest.raises(FusionError, match="split_k_mode cluster needs split_k <= 8"):
+            choose(sig, {"scheduler": "matmul", "split_k_mode": "cluster", **bad})
+
+
+@pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
+def test_cluster_split_kernel_exchanges_partials_through_distributed_smem(private_cache):
+    """The splits' K loops (consumer-issued loads: no warp roles), then each thread's 16-byte groups
+    into the CTA owning their slice (st.shared::cluster), one cluster barrier, and the slices'
+    epilogue stored element by element; every CTA started before the first distributed store."""
+    fd = linear_gelu()
+    compiled = fd.compile(meta((64, 4096), (512, 4096), (512,)),
+                          schedule={"scheduler": "matmul", "block_n": 128, "split_k": 4, "split_k_mode": "cluster"})
+    ir_text = compiled.kernel_ir
+    assert '"nvasync.warp_role"' not in ir_text and "setmaxnreg" not in compiled.ptx
+    assert ir_text.count('"nvasync.cluster_sync"') == 1
+    assert '"RAW: nvasync.store_peer -> vector.load"' in ir_text
+    assert '"peers started before the distributed store nvasync.store_peer"' in ir_text
+    for op in ("tma_reduce", "arrive_flag", "wait_flag", "tma_store"):
+        assert f'"nvasync.{op}"' not in ir_text, op
+    ptx = compiled.ptx
+    assert ".reqnctapercluster 4, 1, 1" in ptx and "barrier.cluster.arrive.relaxed.aligned" in ptx
+    assert ptx.count("st.shared::cluster.v4.b32") == 128 // 8       # one per column group, unrolled
+    assert ptx.index("barrier.cluster.wait") < ptx.index("st.shared::cluster") < \
+        ptx.index("barrier.cluster.arrive.aligned") < ptx.index("st.global.b16")
+    assert compiled.artifact.cubin, "ptxas produced no cubin"
 
 
 def test_cluster_override_and_its_checks():

@@ -111,10 +111,12 @@ def skinny_variants(fd, xs):
     its split count (or 8 where it does not split), no split-K, 128-row tiles (the cost model's
     choice of width and splits: the kernel before matmul.skinny_decisions), 64-row tiles where the
     heuristic took one tile row of 128-row tiles in splits, MAX_STAGES stages where it took fewer,
-    and no L2 prefetch."""
+    no L2 prefetch, and where it split in clusters, the tiles it takes when atomic mode is named."""
     chosen = fd.compile(xs).params
     split = chosen.split_k if chosen.split_k > 1 else 8
     out = {"fuser_mlir": None}
+    if chosen.cluster_split:
+        out["atomic, its tiles"] = {"scheduler": "matmul", "split_k_mode": "atomic"}
     for mode in ("deterministic", "atomic", "slots"):
         out[f"split_k={split} {mode}"] = {"scheduler": "matmul", "split_k": split, "split_k_mode": mode}
     out["no split-K"] = {"scheduler": "matmul", "split_k": 1}

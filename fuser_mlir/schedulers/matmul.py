@@ -163,6 +163,28 @@ none of those tiles.  What it runs (H200, Nsight Compute launch statistics): the
 `nvjet_sm90_tst_96x64_64x10_1x2_h_bz_splitK_TNN` (132 CTAs, 10 stages, clusters of 2) 13.2-13.4 us
 plus `splitKreduce_kernel` 4.7, our 3-split 64 x 128 kernel 23.7-23.8 in the same run; 64-wide
 tiles of the weights at every skinny shape measured (64 x 64, 80 x 64, 96 x 64, 128 x 64).
+One 64-row tile row in splits (M <= 64) splits in clusters instead (`cluster_split_decisions`:
+split_k_mode "cluster", the partials added through distributed shared memory, no workspace) where
+a width up to 192 and a split count S <= 8 dividing its column groups keep every cluster resident
+at once (RESIDENT_CLUSTERS), cover at least 2/3 of the SMs and give each split at most 24 K tiles
+-- the most CTAs wins.  Why: the workspace protocol costs about 2.3 us a kernel (a probe storing
+each split's partial as the output, no reduce: H200, us alone after an L2 flush, medians of six
+rounds of 40 calls: 64 x
+2112 x 7168 14.2-14.5 against 16.5-16.6, 64 x 1024 x 16384 15.2-15.5 against 17.8-18.0, 1.3-1.4 at
+M = 16 where one warp's slab is stored, 1.8-2.0 at K = 32768), which matters where a split's K loop
+is short.  Measured where the rule fires (H200, same method, fastest of 3, against the same
+heuristic with split_k_mode "atomic" named, which keeps 64 x 128 tiles): 14 of 16 shapes faster,
+e.g. 64 x 2112 x 7168 15.8 us against 16.6 (cuBLAS 17.0), 16 x 2112 x 7168 15.2 against 17.1
+(15.8), 64 x 2112 x 1024 8.8 against 10.1, 64 x 2048 x 2048 9.7 against 11.3, 16 x 7168 x 4096 20.8
+against 23.6, 64 x 1536 x 4096 11.1 against 12.4; 64 x 7168 x 4096 and 1024 equal, 64 x 5120 x 2048
+(192-wide, 4 splits) 14.3 against 14.1, and 256-wide tiles in 8 splits 22.8 against 21.1 at 64 x
+3072 x 8192 (the slowest of six configurations at 64 x 2112 x 7168 too), so wider ones are left
+out.  A sweep of every fitting configuration on the skinny rows (one run): 144-wide tiles in 6
+splits (90 CTAs) the fastest at N = 2112; at 64 x 1024 x 16384 16 clusters of 8 (one more than
+resident) 17.1 against 17.7 but 16.4 against 15.9 at M = 16, and fewer CTAs slower, so the rule
+leaves it; at K = 32768 (86 K tiles a split) none more than 0.5 % ahead; at M = 65-128 (128-row tiles)
+every configuration slower (128 x 2112 x 7168: 18.8 against 17.6).  Not measured on the H100,
+whose resident clusters are assumed the H200's.
 Skinny kernels also prefetch their weights (`l2_prefetch`, SKINNY_L2_PREFETCH = 1): before the
 grid-dependency wait the elected thread prefetches into L2 the B boxes of its first unit's first
 K tile (`nvasync.tma_prefetch`, matmul_kernel.py), so the weights start streaming while the
@@ -198,12 +220,14 @@ verified) ran the same as the unclustered TMA-operand kernel (Nsight Compute, bo
 rounds, one H100): residual add 190.4-191.3 against 190.4-190.7 us at 4096^3 and 1747.6-1751.1
 against 1751.7-1757.0 at 8192 x 10240 x 8192, silu(y) * gate 195.4-197.2 against 195.5-195.7 and
 1773.0-1774.2 against 1770.0-1771.4.  Split-K
-itself: matmul_kernel.py and passes/tma_reduce_store.py.  Tried and not kept (one probe run): a
-tile's splits as one thread block cluster, their accumulators added through distributed shared
-memory in a tree of cluster barriers (consumer-issued loads, so the tree stays in the kernel's
-top-level block): correct, and slower at 64 x 2112 x 7168 -- 31-37 us in clusters of 8, 22.1 us in
-4-CTA clusters of 128-wide tiles (68 CTAs), 28.0 in 4-CTA clusters of 64-wide ones (132 CTAs),
-against 21.4 us in atomic mode; large clusters do not fill the 132 SMs of the H100's GPCs at once.
+itself: matmul_kernel.py and passes/tma_reduce_store.py.  An earlier probe of a tile's splits as
+one cluster, adding their accumulators through distributed shared memory in a tree of cluster
+barriers, ran slower at 64 x 2112 x 7168 (H100: 31-37 us in clusters of 8, 22.1 us in 4-CTA
+clusters of 128-wide tiles, 28.0 in 4-CTA clusters of 64-wide ones, against 21.4 in atomic mode);
+its clusters outnumbered those resident at once -- 17 of 8 CTAs, 33 of 4, where an H200 holds 15
+and 30 (cuOccupancyMaxActiveClusters for these kernels: 66, 39, 30, 22, 17, 15, 15 clusters of
+2..8 CTAs) -- so a second wave likely ran.  split_k_mode "cluster" (matmul_kernel.py) exchanges the
+partials in one step instead, each CTA reducing a slice of the tile.
 Nor (one run, six skinny shapes, 3-8 splits, when atomic mode still had a designated last split):
 giving the last split, which waited for the others' partials, 1.5-4x the K tiles of each other
 split so the others' release would land while it still streams -- every share ran within 0.3 us
@@ -275,6 +299,17 @@ MAX_GROUP_M = 1024                      # tile rows a raster group (the kernel's
 # (tools/results/bench_matmul_skinny_h100.json), whose serialized chain of reduce-adds costs more.
 DEFAULT_SPLIT_K_MODE = "atomic"
 ARRIVAL_MODES = ("atomic", "slots")     # the last split to arrive runs the epilogue (no designated split)
+# cluster: a tile's splits are one thread block cluster that adds its partials through distributed
+# shared memory, each CTA the epilogue of a slice of the tile (matmul_kernel.py); no workspace.
+CLUSTER_SPLIT = "cluster"
+SCHEDULE_SPLIT_K_MODES = SPLIT_K_MODES + (CLUSTER_SPLIT,)
+MAX_CLUSTER_SPLIT = 8                   # the portable cluster size
+# Clusters of 2..8 CTAs resident at once on 132 SMs (cuOccupancyMaxActiveClusters, H200, the skinny
+# kernels' one CTA an SM; the H100 assumed alike): a GPC holds whole clusters only.
+RESIDENT_CLUSTERS = {2: 66, 3: 39, 4: 30, 5: 22, 6: 17, 7: 15, 8: 15}
+CLUSTER_SPLIT_MIN_SMS = 2 / 3           # cluster_split_decisions (module docstring)
+CLUSTER_SPLIT_MAX_KTILES = 24
+CLUSTER_SPLIT_MAX_N = 192               # 256-wide tiles lost in clusters (module docstring)
 # The f32 workspace holds each tile's partial in fragment order (matmul_kernel.py): per slab of 16
 # tile rows (one consumer warp's accumulator rows), lane l's 16-byte group j of its fragment at float
 # (32 j + l) x 4, in rows of WORKSPACE_ROW floats -- so the last split reads (and clears) it with
@@ -312,7 +347,7 @@ class MatmulSchedule:
     stages: int = 3
     group_m: int = 8
     split_k: int = 1                      # work units per output tile, each over a slice of K
-    split_k_mode: str = DEFAULT_SPLIT_K_MODE  # how the splits combine (SPLIT_K_MODES)
+    split_k_mode: str = DEFAULT_SPLIT_K_MODE  # how the splits combine (SCHEDULE_SPLIT_K_MODES)
     cluster_m: int = 1                    # CTAs of a cluster on adjacent tile rows, sharing B by multicast
     tma_operands: int = 0                 # 1: full operands arrive by TMA in their output's tile (tma_operand_tiles)
     l2_prefetch: int = 0                  # K tiles of B a CTA's first unit prefetches into L2 before the grid wait
@@ -321,6 +356,29 @@ class MatmulSchedule:
     def consumers(self) -> int:
         """Consumer threads: a warpgroup per 64 tile rows (the pass adds a producer warpgroup)."""
         return self.block_m * 2
+
+    @property
+    def cluster_split(self) -> bool:
+        """A tile's splits form one cluster (split_k_mode "cluster"): one tile per cluster, its
+        K loop pipelined by the consumers themselves, so the exchange after it stands in the
+        kernel's top-level block where every thread of the cluster reaches its barrier."""
+        return self.split_k > 1 and self.split_k_mode == CLUSTER_SPLIT
+
+    @property
+    def slice_groups(self) -> int:
+        """Cluster split: the 8-column groups of a consumer thread's fragment each CTA owns (its
+        slice of the tile: groups [rank x slice_groups, +slice_groups))."""
+        return self.block_n // 8 // self.split_k
+
+    @property
+    def cluster(self) -> int:
+        """CTAs per thread block cluster."""
+        return self.split_k if self.cluster_split else self.cluster_m
+
+    @property
+    def threads(self) -> int:
+        """The block: the consumers, and (warp-specialized K loop) the producer warpgroup."""
+        return self.consumers + (0 if self.cluster_split else 128)
 
     def tma_operand_tiles(self) -> dict[int, int]:
         """{input j: output o} of the full epilogue operands that arrive by TMA into output o's smem
@@ -382,6 +440,8 @@ class MatmulSchedule:
         outputs = sum(self.block_m * self.block_n * DataType(d).itemsize for d in self.out_dtypes)
         if self.split_k == 1:
             return outputs
+        if self.cluster_split:      # the received partials' slices (as many floats as a partial tile)
+            return self.block_m * self.block_n * 4
         cell = COUNT_CELL_BYTES if self.split_k_mode in ARRIVAL_MODES else 0
         return max(outputs, self.block_m * self.block_n * 4) + cell
 
@@ -415,9 +475,14 @@ class MatmulSchedule:
             else:
                 params.append({"kind": "pointer", "tensor": tensor, "dtype": dtype, "align": 16})
         order = sorted(params, key=lambda p: p["kind"] != "tensormap")      # tensor maps of a, b first
-        order += [{"kind": "tensormap", "tensor": f"output{j}", "dtype": d, "box": [self.block_m, self.out_box_cols(d)],
-                   "swizzle": self.box_swizzle(d)} for j, d in enumerate(self.out_dtypes)]
-        if self.split_k > 1:       # buffers the runtime owns (launch "scratch"): zero at first use, left zero
+        if self.cluster_split:     # each CTA stores its slice element by element
+            order += [{"kind": "pointer", "tensor": f"output{j}", "dtype": d, "align": DataType(d).itemsize}
+                      for j, d in enumerate(self.out_dtypes)]
+        else:
+            order += [{"kind": "tensormap", "tensor": f"output{j}", "dtype": d,
+                       "box": [self.block_m, self.out_box_cols(d)], "swizzle": self.box_swizzle(d)}
+                      for j, d in enumerate(self.out_dtypes)]
+        if self.split_k > 1 and not self.cluster_split:       # buffers the runtime owns (launch "scratch"): zero at first use, left zero
             # (slots mode's workspace is left holding the partials: every slot is stored before it is read)
             order += [{"kind": "tensormap", "scratch": "workspace", "dtype": "f32",
                        "box": [1, self.partial_rows, WORKSPACE_ROW], "swizzle": 0},
@@ -527,10 +592,11 @@ def b_kind(sig: FusionSig) -> str | None:
     return None
 
 
-def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: int | None) -> dict:
+def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: int | None, clusters: bool) -> dict:
     """block_m, block_n (of `widths`, or `tall` -- the width of one tile row of 128 rows, None
     where the user's schedule rules it out), split_k and l2_prefetch of a skinny problem on
-    `device` (module docstring), else none."""
+    `device` (module docstring), and split_k_mode where `clusters` lets it split in clusters;
+    else none."""
     if not 0 < m <= SKINNY_M or n <= 0:
         return {}
     if tall and m > 64 and device.sms // math.ceil(n / TALL_BLOCK_N) >= 2:
@@ -549,8 +615,33 @@ def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: int | No
                 splits = 1
             elif splits == 1 and tiles > columns:
                 return {}           # too few streams and no split fits the wave: the cost model's tiles
+            if splits > 1 and tiles == columns and clusters:
+                clustered = cluster_split_decisions(n, ktiles, widths, device)
+                if clustered:
+                    return {"block_m": 64, **clustered, "l2_prefetch": SKINNY_L2_PREFETCH}
             return {"block_m": 64, "block_n": block_n, "split_k": splits, "l2_prefetch": SKINNY_L2_PREFETCH}
     return {}
+
+
+def resident_clusters(ctas: int, device) -> int:
+    """Clusters of `ctas` CTAs a device holds at once (one CTA an SM): RESIDENT_CLUSTERS, measured
+    for 132 SMs, scaled to the device's SMs."""
+    return RESIDENT_CLUSTERS[ctas] * device.sms // 132
+
+
+def cluster_split_decisions(n: int, ktiles: int, widths, device) -> dict:
+    """block_n, split_k and split_k_mode "cluster" for one 64-row tile row (module docstring), or
+    none: the most CTAs over widths up to CLUSTER_SPLIT_MAX_N and split counts S <= 8 dividing
+    block_n / 8 whose clusters are all resident at once, at least CLUSTER_SPLIT_MIN_SMS of the
+    SMs, each split at most CLUSTER_SPLIT_MAX_KTILES K tiles."""
+    fits = [(math.ceil(n / w) * s, w, s) for w in widths if w <= CLUSTER_SPLIT_MAX_N
+            for s in range(2, MAX_CLUSTER_SPLIT + 1) if (w // 8) % s == 0 and math.ceil(n / w) <= resident_clusters(s, device)
+            and math.ceil(n / w) * s >= CLUSTER_SPLIT_MIN_SMS * device.sms
+            and math.ceil(ktiles / s) <= CLUSTER_SPLIT_MAX_KTILES]
+    if not fits:
+        return {}
+    _, block_n, splits = max(fits)
+    return {"block_n": block_n, "split_k": splits, "split_k_mode": CLUSTER_SPLIT}
 
 
 def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
@@ -570,7 +661,10 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
     if fixed.get("block_m", 64) == 64 and not clustered:   # 128-row tiles named: the cost model decides the rest
         width = TALL_BLOCK_N if m > SKINNY_TALL_M else SKINNY_WIDE_N      # one tile row's (module docstring)
         tall = width if "block_m" not in fixed and fixed.get("block_n", width) == width else None
-        fixed = {**skinny_decisions(m, n, ktiles, widths, sig.device, tall), **fixed}
+        # Splits in clusters unless the schedule names a split count or another mode.
+        clusters = "split_k" not in fixed and fixed.get("split_k_mode", CLUSTER_SPLIT) == CLUSTER_SPLIT
+        fixed = {**skinny_decisions(m, n, ktiles, widths, sig.device, tall, clusters), **fixed}
+        mode = fixed.get("split_k_mode", DEFAULT_SPLIT_K_MODE)
     block_m = fixed.get("block_m", 128)
     # One 64-row tile row of a skinny problem streams deep enough in SKINNY_STAGES (module docstring).
     most_stages = SKINNY_STAGES if 0 < m <= 64 and block_m == 64 else MAX_STAGES
@@ -646,9 +740,9 @@ class _Matmul:
         operands, pairs = fields.pop("operands", None), fields.pop("pairs", None)
         bad = [k for k in _DECISIONS if k in fields and not is_integer(fields[k])]
         if bad or set(fields) - set(_DECISIONS) - {"split_k_mode"} \
-                or fields.get("split_k_mode", DEFAULT_SPLIT_K_MODE) not in SPLIT_K_MODES:
+                or fields.get("split_k_mode", DEFAULT_SPLIT_K_MODE) not in SCHEDULE_SPLIT_K_MODES:
             raise FusionError(f"matmul schedule takes integer fields {', '.join(_DECISIONS)} and split_k_mode "
-                              f"({' | '.join(SPLIT_K_MODES)}), got {fields}")
+                              f"({' | '.join(SCHEDULE_SPLIT_K_MODES)}), got {fields}")
         if any(k in fields and not ok(fields[k]) for k, ok in _IN_RANGE.items()):    # before the heuristic uses them
             raise FusionError(f"matmul schedule {fields}: block_n is one of {TILE_WIDTHS}, block_m one of {BLOCK_MS}, "
                               f"stages in [1, 16], group_m in [1, {MAX_GROUP_M}], split_k in [1, {MAX_SPLIT_K}], cluster_m one of "
@@ -677,6 +771,12 @@ class _Matmul:
         if params.cluster_m > 1 and (params.split_k > 1 or params.l2_prefetch):
             raise FusionError(f"matmul schedule {fields}: cluster_m > 1 needs split_k 1 (a split-K tile's splits "
                               "run in CTAs of their own) and l2_prefetch 0 (a cluster's B arrives by multicast)")
+        groups = params.block_n // 8            # a consumer thread's column groups (matmul_kernel.py)
+        if params.split_k_mode == CLUSTER_SPLIT and params.split_k > 1 and \
+                (params.split_k > MAX_CLUSTER_SPLIT or groups % params.split_k or params.cluster_m > 1):
+            raise FusionError(f"matmul schedule {fields}: split_k_mode cluster needs split_k <= {MAX_CLUSTER_SPLIT} "
+                              f"(the CTAs of a cluster) dividing block_n / 8 = {groups} (each CTA takes as many "
+                              "of a thread's 8-column groups) and cluster_m 1")
         if "b_kn" in params.operands and params.block_n % params.b_box_cols():
             raise FusionError(f"matmul schedule {fields}: b read as [K, N] rows loads boxes of "
                               f"{params.b_box_cols()} columns, so block_n must be a multiple of {params.b_box_cols()}")
@@ -696,7 +796,7 @@ class _Matmul:
         tiles = math.ceil(m / params.block_m) * math.ceil(n / params.block_n)
         scratch = {}
         views = {}
-        if params.split_k > 1 and tiles:
+        if params.split_k > 1 and tiles and not params.cluster_split:
             views["workspace"] = params.workspace_shape(m, n)
             scratch = {"workspace": ("f32", views["workspace"]), "flags": ("i32", (tiles,))}
         by_tma = params.tma_operand_tiles()
@@ -717,8 +817,9 @@ class _Matmul:
                 "scratch": scratch}
 
     def meta(self, params: MatmulSchedule) -> dict:
-        return {"params": params.kernel_params(), "block": [params.consumers + 128, 1, 1],
-                "grid": "persistent", "cluster": params.cluster_m, "dynamic_smem": params.smem_bytes,
+        return {"params": params.kernel_params(), "block": [params.threads, 1, 1],
+                "grid": "per_tile" if params.cluster_split else "persistent", "cluster": params.cluster,
+                "dynamic_smem": params.smem_bytes,
                 "schedule": params.to_json()}
 
 

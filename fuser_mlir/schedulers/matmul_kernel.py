@@ -218,6 +218,18 @@ deterministic mode, without its chain of waits, for S times the workspace and S 
 last split reads the workspace in the same fragment order, each thread its own 16-byte groups, a
 warp 512 adjacent bytes a load.  fuser-tma-reduce-store writes the protocols.  Workspace and
 semaphores are the runtime's scratch buffers (launch "scratch").
+
+Split-K in clusters (split_k_mode "cluster", `cluster_split_tile`): a tile's S splits are one
+thread block cluster, one tile per cluster (grid per tile), split = the CTA's cluster rank.  After
+its K loop each consumer thread sends column group j of its fragment (elements 4 j .. 4 j + 3) to
+the CTA of rank j / (block_n / 8 / S), a 16-byte `store_peer` into slot [split][group][thread] of
+that CTA's `received` tile; then each CTA adds its slice's S slots in split order (bitwise
+reproducible) and runs the epilogue on them, each element stored to global memory where it lies
+inside M and N.  No workspace, semaphore or bulk group: the passes derive the cluster barriers
+(peers started before the first distributed store, the stores before the reads and before any
+peer exits).  Those barriers must stand in the kernel's top-level block, reached by every thread
+of the cluster, so the K loop is `pipelined` (the consumers issue their loads) rather than
+warp-specialized, whose producer warps never reach the code after the loop.
 """
 from __future__ import annotations
 
@@ -240,7 +252,7 @@ def build_kernel(func_op, schedule: MatmulSchedule, kernel_name: str, insertion_
     """Insert the kernel for fusion `func_op` as `gpu.func @kernel_name` at `insertion_point`
     (inside a gpu.module)."""
     return build_kernel_with(_KernelBuilder, func_op, schedule, kernel_name, schedule.consumers, insertion_point,
-                             cluster=schedule.cluster_m)
+                             cluster=schedule.cluster)
 
 
 class _KernelBuilder:
@@ -282,6 +294,9 @@ class _KernelBuilder:
         # in the workspace's layout: its TMA box.
         self.partial = nvasync.SmemBufferOp(smem_type([1, s.partial_rows, WORKSPACE_ROW], "f32"),
                                             offset=offset).buffer if s.split_k > 1 else None
+        # Cluster split-K: the slices this CTA receives, [split][group][thread] x 4 floats (`exchange`).
+        self.received = nvasync.SmemBufferOp(smem_type([s.block_m * s.block_n], "f32"),
+                                             offset=offset).buffer if s.cluster_split else None
         if s.split_k > 1 and s.split_k_mode in ARRIVAL_MODES:     # where the arrival's count is handed on
             self.count_cell = nvasync.SmemBufferOp(smem_type([1], "i32"),
                                                    offset=offset + s.epilogue_bytes - COUNT_CELL_BYTES).buffer
@@ -323,7 +338,10 @@ class _KernelBuilder:
         zero = _zeros(acc_type)
         loop = scf.ForOp(index(0), ktiles, index(1), [zero])
         multicast = f', cluster = {s.cluster_m} : i64, multicast = "b"' if s.cluster_m > 1 else ""
+        # A cluster split's exchange must stand in the kernel's top-level block: no warp roles.
         loop.operation.attributes["nvasync.pipeline"] = ir.Attribute.parse(
+            f'{{stages = {s.stages} : i64, prefetch = {s.stages - 1} : i64, mode = "pipelined"}}'
+            if s.cluster_split else
             f'{{stages = {s.stages} : i64, mode = "warp_specialized", producer_regs = {PRODUCER_REGS} : i64, '
             f'consumer_regs = {CONSUMER_REGS} : i64{multicast}}}')
         with ir.InsertionPoint(loop.body):
@@ -609,6 +627,11 @@ class _KernelBuilder:
         wg_row = arith.muli(arith.divui(tid, index(128)), index(64))     # the consumer warpgroup's A rows
         if s.l2_prefetch:
             self.prefetch_b(issuer, block, units, ktiles)
+        if s.cluster_split:     # unit = this CTA's, in cluster-uniform terms (the pipelines' trip counts)
+            rank = to_index(nvasync.ClusterRankOp(ir.IntegerType.get_signless(32)).rank)
+            unit = arith.addi(arith.muli(gpu.cluster_id(gpu.Dimension.x), index(s.split_k)), rank)
+            self.cluster_split_tile(unit, ktiles, tid, wg_row)
+            return
         my_units = arith.ceildivui(arith.subi(units, block), grid)
         loop = scf.ForOp(index(0), my_units, index(1))
         if self.tma_tiles:      # a tile's operands load as its K loop ends (the A producer issues them)
@@ -677,6 +700,81 @@ class _KernelBuilder:
             self.clear_workspace(inside, slot_start)
         self.epilogue(self.fused_values(total), s.out_dtypes, self.out_boxes, m0_, n0_, tid, wg_row)
         self.store_outputs(issuer, m0, n0)
+
+    # --- split-K in clusters ---------------------------------------------------------------------------
+    def cluster_split_tile(self, unit, ktiles, tid, wg_row):
+        """Work unit `unit` (this CTA: one per unit, a tile's splits one cluster, split = cluster
+        rank): its K tiles, then the exchange -- each thread sends its column groups of slice r to
+        the CTA of rank r -- and the epilogue of this CTA's slice on the sum of what it received.
+        A warp whose 16 rows lie past M sends and stores nothing."""
+        tile, split, first_ktile, end_ktile = self.unit_k_range(unit, ktiles)
+        m0, n0 = self.tile_origin(tile)
+        acc = self.main_loop(m0, n0, wg_row, first_ktile, arith.subi(end_ktile, first_ktile))
+        warp_row = arith.addi(to_index(m0), arith.muli(arith.divui(tid, index(32)), index(SLAB_ROWS)))
+        inside = arith.cmpi(arith.CmpIPredicate.ult, warp_row, self.m)
+        with if_then(inside):
+            self.send_slices(acc, split, tid)
+        with if_then(inside):
+            self.slice_epilogue(self.received_slice(tid), split, to_index(m0), to_index(n0), tid, wg_row)
+
+    def exchange_index(self, split, group, tid):
+        """Where in `received` the 4 floats of column group `group` (of a slice) from split `split`,
+        thread `tid` lie: [split][group][thread], a warp's 16-byte groups adjacent."""
+        per = self.s.slice_groups
+        return arith.muli(arith.addi(arith.muli(arith.addi(arith.muli(split, index(per)), group),
+                                                index(self.s.consumers)), tid), index(4))
+
+    def send_slices(self, acc, split, tid):
+        """Column group j of this thread's fragment (elements 4 j .. 4 j + 3) into the CTA of rank
+        j / per, at this split's place (distributed shared memory, 16-byte stores).  One loop marked
+        `fuser.unroll`."""
+        per = self.s.slice_groups
+        loop = scf.ForOp(index(0), index(self.s.block_n // 8), index(1))
+        loop.operation.attributes[UNROLL_ATTR] = ir.UnitAttr.get()
+        with ir.InsertionPoint(loop.body):
+            j = loop.induction_variable
+            group = vector.from_elements(ir.VectorType.get([4], ir.F32Type.get()),
+                                         _elements(acc, arith.muli(j, index(4)), 4))
+            nvasync.StorePeerOp(group, self.received, to_i32(arith.divui(j, index(per))),
+                                self.exchange_index(split, arith.remui(j, index(per)), tid))
+            scf.YieldOp([])
+
+    def received_slice(self, tid):
+        """This thread's column groups of this CTA's slice, each the sum of every split's in split
+        order (the same order in every launch: bitwise reproducible)."""
+        per = self.s.slice_groups
+        f32x4 = ir.VectorType.get([4], ir.F32Type.get())
+        groups = []
+        for q in range(per):
+            total = None
+            for split in range(self.s.split_k):
+                part = vector.load(f32x4, self.received, [self.exchange_index(index(split), index(q), tid)])
+                total = part if total is None else arith.addf(total, part)
+            groups.append(total)
+        return vector.from_elements(ir.VectorType.get([4 * per], ir.F32Type.get()),
+                                    [vector.extract(g, [], [e]) for g in groups for e in range(4)])
+
+    def slice_epilogue(self, total, rank, m0, n0, tid, wg_row):
+        """The epilogue on `total` (this thread's groups of slice `rank`: column groups rank x per +
+        q), each output element stored where it lies inside M and N."""
+        per = self.s.slice_groups
+        row0, col0, _ = _fragment_origin(tid, wg_row)
+        values = self.fused_values(total)
+        i64 = ir.IntegerType.get_signless(64)
+        for q in range(per):
+            col = arith.addi(arith.muli(arith.addi(arith.muli(rank, index(per)), index(q)), index(8)), col0)
+            for h in range(2):
+                row = arith.addi(arith.addi(m0, row0), index(8 * h))
+                results = values(index(4 * q + 2 * h), row, arith.addi(n0, col), None)
+                for e in range(2):
+                    c = arith.addi(arith.addi(n0, col), index(e))
+                    ok = arith.andi(arith.cmpi(arith.CmpIPredicate.ult, row, self.m),
+                                    arith.cmpi(arith.CmpIPredicate.ult, c, self.n))
+                    with if_then(ok):
+                        offset = arith.index_cast(i64, arith.addi(arith.muli(row, self.n), c))
+                        for o, dtype in enumerate(self.s.out_dtypes):
+                            store_global(body.to_memory(results[o][e], dtype),
+                                         gep(self.args[f"output{o}"], offset, dtype), DataType(dtype).itemsize)
 
     def offloaded_store(self, m0, n0):
         """`nvasync.offload` of one warp: its elected lane TMA-stores the tile's output boxes."""

@@ -1,4 +1,5 @@
-// The matmul scheduler on a skinny linear (M = 64, N = 2112, K = 7168): 64-row tiles, one consumer
+// The matmul scheduler on a skinny linear (M = 64, N = 2112, K = 7168) in atomic mode (named: the
+// heuristic splits this one in clusters, matmul_cluster_split.mlir): 64-row tiles, one consumer
 // warpgroup (block 128, 256 with the producer warpgroup the pipelining pass adds), 128-wide tiles
 // in 7 splits (17 tiles x 7 = 119 units: one wave of 132 SMs), a ring of 4 stages (one tile row:
 // SKINNY_STAGES).  At M = 128 (@tall_skinny_linear): one tile row of 128 x 64 tiles, two consumer
@@ -19,7 +20,7 @@
 // RUN: %ptxas %t.ptx -o %t.cubin
 
 func.func @skinny_linear(%x: tensor<64x7168xbf16>, %w: tensor<2112x7168xbf16>) -> tensor<64x2112xbf16>
-    attributes {fusion.fusion} {
+    attributes {fusion.fusion, fusion.schedule = {scheduler = "matmul", split_k_mode = "atomic"}} {
   %y = "fusion.matmul"(%x, %w) {transpose_b = true} : (tensor<64x7168xbf16>, tensor<2112x7168xbf16>) -> tensor<64x2112xbf16>
   return %y : tensor<64x2112xbf16>
 }

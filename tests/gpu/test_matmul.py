@@ -4,8 +4,8 @@ folded into M, more tiles than SMs), both B layouts (w [N, K] of linear, b [K, N
 transposed views of each, which read as the other layout), bf16 and f16, and every epilogue kind:
 bias [N], per-row scale [M, 1], full residual and gate [M, N] (also past 2^31 elements), a scalar
 input, activations, a cast to f32, and several outputs; split-K in every mode (split counts 2, 3,
-8, more splits than K tiles; reused workspace over repeated launches; deterministic and slots
-modes bitwise equal over 20 launches).
+8, more splits than K tiles; reused workspace over repeated launches; deterministic, slots and
+cluster modes bitwise equal over 20 launches).
 
 Each case is (name, fusion builder, input maker, schedule); build_artifacts.py compiles exactly
 these signatures on meta tensors.  Run offline with artifacts built here (README, "GPU tests").
@@ -140,6 +140,24 @@ for mode in ("deterministic", "atomic", "slots"):
         CASES.append((f"splitk-{mode}-s{splits}-{kind}", lambda e=epilogue, x=extra: linear(BF16, e, x),
                       lambda dev, kd=kind, s=(m, n, k): linear_inputs(kd, BF16, *s, dev),
                       {"scheduler": "matmul", "split_k": splits, "split_k_mode": mode}))
+# Split-K in clusters (split_k_mode "cluster": the partials added through distributed shared memory,
+# each CTA storing its slice): 2, 3, 4, 5, 6 and 8 splits; ragged M, N and K; M = 1 (one warp's rows);
+# more splits than K tiles (splits with no K tiles); 3 and 4 splits of a 6-stage ring's 5 and 6 K
+# tiles; two consumer warpgroups (128-row tiles); b [K, N]; f16; epilogues and several outputs.
+for name, kind, dtype, layout, (m, n, k), (block_m, block_n, splits) in [
+        ("cluster-s6-two-outputs-bn144", "two-outputs", BF16, "nk", (64, 2112, 7168), (64, 144, 6)),
+        ("cluster-s3-bias-gelu-bn144-ragged", "bias-gelu", BF16, "nk", (333, 600, 1000), (64, 144, 3)),
+        ("cluster-s8-silu-gate-empty-splits", "silu-gate", BF16, "nk", (50, 256, 200), (64, 128, 8)),
+        ("cluster-s2-plain-m1-kn", "plain", BF16, "kn", SHAPES["m1"], (64, 128, 2)),
+        ("cluster-s5-plain-f16-ktail", "plain", F16, "nk", SHAPES["ktail"], (64, 160, 5)),
+        ("cluster-s4-row-scale-bm128-bn64", "row-scale", BF16, "nk", (100, 320, 1000), (128, 64, 4)),
+        ("cluster-s8-scalar-f32-bm128", "scalar-f32", BF16, "nk", (128, 1000, 3000), (128, 128, 8))]:
+    extra, epilogue = EPILOGUES[kind]
+    op = "linear" if layout == "nk" else "matmul"
+    CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
+                  lambda dev, kd=kind, d=dtype, s=(m, n, k), bl=layout: linear_inputs(kd, d, *s, dev, bl),
+                  {"scheduler": "matmul", "block_m": block_m, "block_n": block_n, "split_k": splits,
+                   "split_k_mode": "cluster"}))
 # b given [K, N] (wgmma's transposed B), and transposed views read as the other layout.
 for name, kind, dtype, layout, (m, n, k), schedule in [
         ("kn-plain-bf16-m1", "plain", BF16, "kn", SHAPES["m1"], None),
@@ -313,7 +331,8 @@ def test_split_k_heuristic_splits_skinny_shapes():
 
 @pytest.mark.parametrize("name", ["splitk-deterministic-s8-two-outputs", "splitk-deterministic-s3-bias-gelu",
                                   "splitk-slots-s8-two-outputs", "bm64-splitk-slots-s7-plain",
-                                  "bm128-bn64-splitk-deterministic-s3-two-outputs"])
+                                  "bm128-bn64-splitk-deterministic-s3-two-outputs",
+                                  "cluster-s6-two-outputs-bn144", "cluster-s4-row-scale-bm128-bn64"])
 def test_split_k_ordered_modes_are_bitwise_reproducible(name):
     fd, runs, refs = run_case(name, launches=20)
     check(name, fd, runs[0], refs)
