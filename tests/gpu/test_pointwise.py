@@ -88,6 +88,8 @@ def random_inputs(name, fd, shapes):
             x = x.abs() + 0.05
         elif "reciprocal" in tokens or ("div" in tokens and t is fd.inputs[1]):   # f16 quotients in range
             x = torch.where(x < 0, x - 0.5, x + 0.5)
+        elif "exp" in tokens:         # e^x inside f16's range: 2 x randn passes 11.1 in about one run of 200
+            x = x.clamp(max=10)
         if "ties" in tokens:
             x = torch.randint(-4, 5, shape, device="cuda").float() / 2
         if "special" in tokens:
