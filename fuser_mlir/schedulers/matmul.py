@@ -106,7 +106,10 @@ against 6 stages) 16 x 2112 x 7168 15.0 against 15.9, 16 x 1024 x 16384 15.8-16.
 17.5-17.7 against 18.2-18.4, 64 x 4096 x 8192 25.1 against 26.1, 64 x 7168 x 16384 64.4-64.7
 against 66.1-66.8, 64 x 2048 x 32768 and 64 x 6144 x 8192 within 1 % (3 and 5 stages in between;
 with two 64-row tile rows 4 stages tied or lost: 128 x 2048 x 32768 50.5-51.2 against
-46.6-48.8).  Not measured on the H100.  64 x 64 tiles at M <= 64, in splits filling the wave:
+46.6-48.8).  Splits in clusters, whose consumers issue their own loads, keep 4 too: up to 6 stages
+against 4 where the cluster rule fires (H200, 16 shapes, fastest of 3) ran 0.8-4.5 % slower on
+8 (64 x 4096 x 4096 17.3 against 16.5 us), 2-3.5 % faster on 2 (16 x 2048 x 8192 14.7 against
+15.2), within 0.6 % on the rest.  Not measured on the H100.  64 x 64 tiles at M <= 64, in splits filling the wave:
 faster at M = 64 (64 x 2112 x 7168 15.7-15.8 in 4 splits, 64 x 1024 x 16384 17.1 in 8) but slower
 at M = 16 (16 x 2048 x 32768 46.3-47.8 against 40.3-40.9, 16 x 2112 x 7168 17.5 against 15.9),
 so not taken.  A column's row tiles share its weights through L2, so
