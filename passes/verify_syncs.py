@@ -42,8 +42,8 @@ multicast load), as between those uses and the word's inval or the kernel's exit
 kernel exit: a covering `wait_group.read`; a store into a peer CTA's shared memory (`store_peer`)
 <-> any access of that buffer, and -> kernel exit: a cluster barrier (`cluster_sync`, every
 thread of the cluster, in the kernel's top-level block) -- but not between the executions of one
-such store (a loop's), which write distinct places by contract (each sender its own slots), as
-fuser-insert-syncs assumes; a kernel holding `grid_dependency_wait`
+such store (a loop's) by one thread or at a thread-indexed place: each thread writes its own
+places, and each sender its own slots by contract, as fuser-insert-syncs assumes; a kernel holding `grid_dependency_wait`
 (launched to overlap the kernel before it in the stream): that one wait in its top-level block,
 no global access before it.
 
@@ -315,8 +315,9 @@ def _check_pair(trace, i, j):
     barrier = lambda: _between(trace, i, j, lambda e: _barrier_covers(e, A, B))  # noqa: E731
 
     if "cluster" in (A.proxy, B.proxy):      # a peer CTA's store: only a cluster barrier orders it
-        if A.proxy == B.proxy == "cluster" and op_key(a.op) == op_key(b.op):
-            return None         # one store's executions write distinct places (each sender its slots)
+        if A.proxy == B.proxy == "cluster" and op_key(a.op) == op_key(b.op) \
+                and (A.threads.issuer or is_divergent(op_key(a.op).opview.index)):
+            return None         # one store's executions, each thread its own places (each sender its slots)
         if _between(trace, i, j, lambda e: e.op.name == CLUSTER_SYNC and barrier_problem(e.op) is None):
             return None
         return f"shared memory stored by a peer CTA (store_peer) and accessed without a cluster barrier: {names}"

@@ -306,7 +306,8 @@ def test_a_branch_taken_in_one_iteration_covers_nothing_in_the_next(private_cach
     (64, 512, 4096, {"split_k": 3, "split_k_mode": "atomic"}),
     (64, 512, 4096, {"split_k": 3, "split_k_mode": "deterministic"}),
     (64, 512, 4096, {"split_k": 3, "split_k_mode": "slots"}),
-], ids=["plain", "cluster", "splitk-atomic", "splitk-deterministic", "splitk-slots"])
+    (64, 512, 4096, {"block_n": 128, "split_k": 4, "split_k_mode": "cluster"}),
+], ids=["plain", "cluster", "splitk-atomic", "splitk-deterministic", "splitk-slots", "splitk-cluster"])
 def test_matmul_kernels_need_every_derived_sync(private_cache, m, n, k, schedule):
     """The matmul kernels as compiled (gelu(x @ w^T + bias), and silu(y) * gate with the gate by
     TMA for the plain shape): every barrier, fence and wait the passes derived is one the verifier
@@ -330,3 +331,29 @@ def test_matmul_kernels_need_every_derived_sync(private_cache, m, n, k, schedule
         compiled = gated.compile(meta((m, k), (n, k), (m, n)))
         assert "empty[operands]" in compiled.kernel_ir          # the gate arrives by TMA (trailing loop)
         assert every_sync_needed(compiled.kernel_ir) >= 10
+
+
+@pytest.mark.parametrize("index, racy", [("%tid", False), ("%c0", True)])
+def test_one_distributed_store_in_a_loop_races_only_at_a_shared_place(index, racy):
+    """The executions of one store_peer need no cluster barrier between them when each thread
+    writes its own place (a thread-indexed slot); every thread storing to one place is a race."""
+    text = _module(f"""
+  gpu.func @sends(%n: index) kernel attributes {{gpu.known_block_size = array<i32: 128, 1, 1>,
+                                                  nvvm.cluster_dim = array<i32: 2, 1, 1>}} {{
+    %slots = "nvasync.smem_buffer"() {{offset = 0 : i64}} : () -> memref<128xf32, #gpu.address_space<workgroup>>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %tid = gpu.thread_id x
+    %one = arith.constant 1.0 : f32
+    %peer = arith.constant 1 : i32
+    "nvasync.cluster_arrive"() : () -> ()
+    "nvasync.cluster_wait"() : () -> ()
+    scf.for %i = %c0 to %n step %c1 {{
+      "nvasync.store_peer"(%one, %slots, %peer, {index}) : (f32, memref<128xf32, #gpu.address_space<workgroup>>, i32, index) -> ()
+    }}
+    "nvasync.cluster_sync"() : () -> ()
+    gpu.return
+  }}""")
+    with new_context(), ir.Location.unknown():
+        messages = [m for _, _, m in _problems(ir.Module.parse(text))]
+    assert any("stored by a peer CTA" in m for m in messages) == racy, messages

@@ -229,7 +229,11 @@ inside M and N.  No workspace, semaphore or bulk group: the passes derive the cl
 (peers started before the first distributed store, the stores before the reads and before any
 peer exits).  Those barriers must stand in the kernel's top-level block, reached by every thread
 of the cluster, so the K loop is `pipelined` (the consumers issue their loads) rather than
-warp-specialized, whose producer warps never reach the code after the loop.
+warp-specialized, whose producer warps never reach the code after the loop.  That costs nothing
+measurable: the atomic split kernels built so (a probe, branch probe-ws-vs-pipelined; H200, us
+alone after an L2 flush, fastest of two alternating rounds) ran 0.0-0.3 us faster than
+warp-specialized on 7 skinny shapes of M <= 64 (64 x 2112 x 7168 16.2 against 16.3) and 0.2 us
+slower at 128 x 2112 x 7168.
 """
 from __future__ import annotations
 
