@@ -457,9 +457,19 @@ def test_cluster_split_override_and_its_checks():
     assert (meta_["grid"], meta_["cluster"], meta_["block"]) == ("per_tile", 6, [128, 1, 1])
     assert [p["kind"] for p in meta_["params"] if p.get("tensor") == "output0"] == ["pointer"]
     assert not [p for p in meta_["params"] if "scratch" in p]
-    for bad in ({"block_n": 144, "split_k": 4}, {"block_n": 128, "split_k": 16}, {"block_n": 160, "split_k": 3}):
+    # Any wgmma width, slices as even as the 8-column groups divide: 9 groups over 8 CTAs, the last 2.
+    _, odd = choose(sig, {"scheduler": "matmul", "block_n": 72, "split_k": 8, "split_k_mode": "cluster"})
+    assert [odd.slice_start(r) for r in range(9)] == [0, 1, 2, 3, 4, 5, 6, 7, 9] and odd.slice_groups == 2
+    assert odd.epilogue_bytes == 8 * 2 * 128 * 16
+    for bad in ({"block_n": 16, "split_k": 4}, {"block_n": 128, "split_k": 16}):
         with pytest.raises(FusionError, match="split_k_mode cluster needs split_k <= 8"):
             choose(sig, {"scheduler": "matmul", "split_k_mode": "cluster", **bad})
+    with pytest.raises(FusionError, match="cluster_m > 1 needs split_k 1"):
+        choose(sig, {"scheduler": "matmul", "split_k_mode": "cluster", "split_k": 2, "cluster_m": 2})
+    with pytest.raises(FusionError, match="block_n must be one of"):
+        choose(sig, {"scheduler": "matmul", "block_n": 72, "split_k": 8})
+    with pytest.raises(FusionError, match=r"a multiple of 8 up to 256"):
+        choose(sig, {"scheduler": "matmul", "block_n": 100, "split_k": 2, "split_k_mode": "cluster"})
 
 
 @pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")

@@ -186,8 +186,14 @@ out.  A sweep of every fitting configuration on the skinny rows (one run): 144-w
 splits (90 CTAs) the fastest at N = 2112; at 64 x 1024 x 16384 16 clusters of 8 (one more than
 resident) 17.1 against 17.7 but 16.4 against 15.9 at M = 16, and fewer CTAs slower, so the rule
 leaves it; at K = 32768 (86 K tiles a split) none more than 0.5 % ahead; at M = 65-128 (128-row tiles)
-every configuration slower (128 x 2112 x 7168: 18.8 against 17.6).  Not measured on the H100,
-whose resident clusters are assumed the H200's.
+every configuration slower (128 x 2112 x 7168: 18.8 against 17.6).  The kernel also takes any
+width (a multiple of 8: no output boxes) and slices of unequal size, but a rule taking the most
+CTAs over every width of 64-192 and split count ran mixed against this one (same 16 shapes, same
+method): 1.5-8.8 % faster on 7 (64 x 7168 x 1024 in 112-wide tiles, 2 splits: 11.7 us against
+12.7), 1.2-6.6 % slower on 6 (64 x 2048 x 2048 in 144-wide tiles, 8 splits: 10.2 against 9.6),
+the rest within 0.5 %; and 64 and 16 x 1024 x 16384 in 72-wide tiles, 8 splits (15 clusters):
+17.3 us against atomic mode's 17.7 and 16.0.  Not measured on the H100, whose resident clusters
+are assumed the H200's.
 Skinny kernels also prefetch their weights (`l2_prefetch`, SKINNY_L2_PREFETCH = 1): before the
 grid-dependency wait the elected thread prefetches into L2 the B boxes of its first unit's first
 K tile (`nvasync.tma_prefetch`, matmul_kernel.py), so the weights start streaming while the
@@ -269,6 +275,7 @@ COUNT_CELL_BYTES = 16           # atomic split-K: the i32 a split's issuer hands
 BLOCK_NS = (256, 192, 176, 160, 144, 128)      # the cost model's widths
 TALL_BLOCK_N = 64               # skinny problems of two 64-row tile rows take 128 x 64 tiles (skinny_decisions)
 TILE_WIDTHS = BLOCK_NS + (TALL_BLOCK_N,)       # every width the kernel builds; a schedule may name any
+CLUSTER_WIDTHS = tuple(range(8, 257, 8))       # split in clusters: any wgmma N (no output boxes)
 # Time per column of a tile, relative to 256-wide tiles: tools/bench_matmul.py --variants on the
 # H100 at shapes where wave quantization is negligible (8192 x 8192 x 28672, 8192 x 28672 x 8192,
 # 4096 x 8192 x 28672): 192-wide tiles 1.08-1.10x, 128-wide 1.32-1.50x
@@ -368,10 +375,19 @@ class MatmulSchedule:
         return self.split_k > 1 and self.split_k_mode == CLUSTER_SPLIT
 
     @property
+    def column_groups(self) -> int:
+        """A consumer thread's 8-column groups of the tile (4 floats of its fragment each)."""
+        return self.block_n // 8
+
+    def slice_start(self, rank: int) -> int:
+        """Cluster split: the first column group of CTA `rank`'s slice of the tile, which holds
+        groups [slice_start(rank), slice_start(rank + 1)) -- as even as the groups divide."""
+        return rank * self.column_groups // self.split_k
+
+    @property
     def slice_groups(self) -> int:
-        """Cluster split: the 8-column groups of a consumer thread's fragment each CTA owns (its
-        slice of the tile: groups [rank x slice_groups, +slice_groups))."""
-        return self.block_n // 8 // self.split_k
+        """Cluster split: the most column groups a CTA's slice holds."""
+        return -(-self.column_groups // self.split_k)
 
     @property
     def cluster(self) -> int:
@@ -443,8 +459,8 @@ class MatmulSchedule:
         outputs = sum(self.block_m * self.block_n * DataType(d).itemsize for d in self.out_dtypes)
         if self.split_k == 1:
             return outputs
-        if self.cluster_split:      # the received partials' slices (as many floats as a partial tile)
-            return self.block_m * self.block_n * 4
+        if self.cluster_split:      # the received slices: per split, slice_groups of 16 bytes a thread
+            return self.split_k * self.slice_groups * self.consumers * 16
         cell = COUNT_CELL_BYTES if self.split_k_mode in ARRIVAL_MODES else 0
         return max(outputs, self.block_m * self.block_n * 4) + cell
 
@@ -634,11 +650,13 @@ def resident_clusters(ctas: int, device) -> int:
 
 def cluster_split_decisions(n: int, ktiles: int, widths, device) -> dict:
     """block_n, split_k and split_k_mode "cluster" for one 64-row tile row (module docstring), or
-    none: the most CTAs over widths up to CLUSTER_SPLIT_MAX_N and split counts S <= 8 dividing
-    block_n / 8 whose clusters are all resident at once, at least CLUSTER_SPLIT_MIN_SMS of the
-    SMs, each split at most CLUSTER_SPLIT_MAX_KTILES K tiles."""
+    none: the most CTAs over `widths` up to CLUSTER_SPLIT_MAX_N and split counts S <= 8 dividing
+    the width's column groups whose clusters are all resident at once, at least
+    CLUSTER_SPLIT_MIN_SMS of the SMs, each split at most CLUSTER_SPLIT_MAX_KTILES K tiles; of
+    equal CTAs, the wider tile."""
     fits = [(math.ceil(n / w) * s, w, s) for w in widths if w <= CLUSTER_SPLIT_MAX_N
-            for s in range(2, MAX_CLUSTER_SPLIT + 1) if (w // 8) % s == 0 and math.ceil(n / w) <= resident_clusters(s, device)
+            for s in range(2, MAX_CLUSTER_SPLIT + 1) if (w // 8) % s == 0
+            and math.ceil(n / w) <= resident_clusters(s, device)
             and math.ceil(n / w) * s >= CLUSTER_SPLIT_MIN_SMS * device.sms
             and math.ceil(ktiles / s) <= CLUSTER_SPLIT_MAX_KTILES]
     if not fits:
@@ -715,7 +733,7 @@ def _dtypes(tensors) -> tuple[str, ...]:
 
 _DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k", "cluster_m", "tma_operands",
               "l2_prefetch")   # integers
-_IN_RANGE = {"block_n": lambda v: v in TILE_WIDTHS, "block_m": lambda v: v in BLOCK_MS, "stages": lambda v: 1 <= v <= 16,
+_IN_RANGE = {"block_n": lambda v: v in CLUSTER_WIDTHS, "block_m": lambda v: v in BLOCK_MS, "stages": lambda v: 1 <= v <= 16,
              "group_m": lambda v: 1 <= v <= MAX_GROUP_M, "split_k": lambda v: 1 <= v <= MAX_SPLIT_K,
              "cluster_m": lambda v: v in CLUSTER_MS, "l2_prefetch": lambda v: 0 <= v <= MAX_L2_PREFETCH}
 
@@ -747,7 +765,8 @@ class _Matmul:
             raise FusionError(f"matmul schedule takes integer fields {', '.join(_DECISIONS)} and split_k_mode "
                               f"({' | '.join(SCHEDULE_SPLIT_K_MODES)}), got {fields}")
         if any(k in fields and not ok(fields[k]) for k, ok in _IN_RANGE.items()):    # before the heuristic uses them
-            raise FusionError(f"matmul schedule {fields}: block_n is one of {TILE_WIDTHS}, block_m one of {BLOCK_MS}, "
+            raise FusionError(f"matmul schedule {fields}: block_n is one of {TILE_WIDTHS} (split_k_mode cluster: "
+                              f"a multiple of 8 up to 256), block_m one of {BLOCK_MS}, "
                               f"stages in [1, 16], group_m in [1, {MAX_GROUP_M}], split_k in [1, {MAX_SPLIT_K}], cluster_m one of "
                               f"{CLUSTER_MS}, l2_prefetch in [0, {MAX_L2_PREFETCH}]")
         params = choose_schedule(sig, **fields)
@@ -774,12 +793,14 @@ class _Matmul:
         if params.cluster_m > 1 and (params.split_k > 1 or params.l2_prefetch):
             raise FusionError(f"matmul schedule {fields}: cluster_m > 1 needs split_k 1 (a split-K tile's splits "
                               "run in CTAs of their own) and l2_prefetch 0 (a cluster's B arrives by multicast)")
-        groups = params.block_n // 8            # a consumer thread's column groups (matmul_kernel.py)
-        if params.split_k_mode == CLUSTER_SPLIT and params.split_k > 1 and \
-                (params.split_k > MAX_CLUSTER_SPLIT or groups % params.split_k or params.cluster_m > 1):
+        if params.cluster_split and params.split_k > min(MAX_CLUSTER_SPLIT, params.column_groups):
             raise FusionError(f"matmul schedule {fields}: split_k_mode cluster needs split_k <= {MAX_CLUSTER_SPLIT} "
-                              f"(the CTAs of a cluster) dividing block_n / 8 = {groups} (each CTA takes as many "
-                              "of a thread's 8-column groups) and cluster_m 1")
+                              f"(the CTAs of a cluster) and <= block_n / 8 = {params.column_groups} (each CTA takes "
+                              "at least one of a thread's 8-column groups)")
+        if params.block_n not in TILE_WIDTHS and not params.cluster_split:
+            raise FusionError(f"matmul schedule {fields}: block_n must be one of {TILE_WIDTHS} (whole TMA boxes "
+                              "of the outputs) but in split_k_mode cluster with split_k > 1, whose tiles are stored "
+                              "element by element")
         if "b_kn" in params.operands and params.block_n % params.b_box_cols():
             raise FusionError(f"matmul schedule {fields}: b read as [K, N] rows loads boxes of "
                               f"{params.b_box_cols()} columns, so block_n must be a multiple of {params.b_box_cols()}")

@@ -221,11 +221,12 @@ semaphores are the runtime's scratch buffers (launch "scratch").
 
 Split-K in clusters (split_k_mode "cluster", `cluster_split_tile`): a tile's S splits are one
 thread block cluster, one tile per cluster (grid per tile), split = the CTA's cluster rank.  After
-its K loop each consumer thread sends column group j of its fragment (elements 4 j .. 4 j + 3) to
-the CTA of rank j / (block_n / 8 / S), a 16-byte `store_peer` into slot [split][group][thread] of
-that CTA's `received` tile; then each CTA adds its slice's S slots in split order (bitwise
-reproducible) and runs the epilogue on them, each element stored to global memory where it lies
-inside M and N.  No workspace, semaphore or bulk group: the passes derive the cluster barriers
+its K loop each consumer thread sends column group j of its fragment (elements 4 j .. 4 j + 3,
+8 columns; G = block_n / 8 groups) to the CTA whose slice holds it -- CTA r holds groups
+[r G / S, (r + 1) G / S), as even as G divides -- a 16-byte `store_peer` into slot
+[split][group][thread] of that CTA's `received` buffer; then each CTA adds its slice's S slots
+in split order (bitwise reproducible) and runs the epilogue on them, each element stored to
+global memory where it lies inside M and N (no output boxes: block_n may be any multiple of 8).  No workspace, semaphore or bulk group: the passes derive the cluster barriers
 (peers started before the first distributed store, the stores before the reads and before any
 peer exits).  Those barriers must stand in the kernel's top-level block, reached by every thread
 of the cluster, so the K loop is `pipelined` (the consumers issue their loads) rather than
@@ -236,6 +237,8 @@ warp-specialized on 7 skinny shapes of M <= 64 (64 x 2112 x 7168 16.2 against 16
 slower at 128 x 2112 x 7168.
 """
 from __future__ import annotations
+
+from contextlib import nullcontext
 
 from mlir import ir
 from mlir.dialects import arith, gpu, memref, scf, vector
@@ -293,13 +296,14 @@ class _KernelBuilder:
                                                  offset=offset + c * BLOCK_K * cols * itemsize).buffer
                             for c in range(s.block_n // cols)]
         offset += s.block_n * BLOCK_K * itemsize
-        self.out_boxes = self.boxes(s.out_dtypes, offset)      # per output: its boxes of [block_m, box_cols]
+        # per output: its boxes of [block_m, box_cols] (a cluster split stores element by element)
+        self.out_boxes = self.boxes(s.out_dtypes, offset) if not s.cluster_split else None
         # A split's f32 partial tile shares the memory of the output tiles (a tile writes one of them),
         # in the workspace's layout: its TMA box.
         self.partial = nvasync.SmemBufferOp(smem_type([1, s.partial_rows, WORKSPACE_ROW], "f32"),
                                             offset=offset).buffer if s.split_k > 1 else None
-        # Cluster split-K: the slices this CTA receives, [split][group][thread] x 4 floats (`exchange`).
-        self.received = nvasync.SmemBufferOp(smem_type([s.block_m * s.block_n], "f32"),
+        # Cluster split-K: the slices this CTA receives, [split][group][thread] x 4 floats (`exchange_index`).
+        self.received = nvasync.SmemBufferOp(smem_type([s.epilogue_bytes // 4], "f32"),
                                              offset=offset).buffer if s.cluster_split else None
         if s.split_k > 1 and s.split_k_mode in ARRIVAL_MODES:     # where the arrival's count is handed on
             self.count_cell = nvasync.SmemBufferOp(smem_type([1], "i32"),
@@ -708,9 +712,9 @@ class _KernelBuilder:
     # --- split-K in clusters ---------------------------------------------------------------------------
     def cluster_split_tile(self, unit, ktiles, tid, wg_row):
         """Work unit `unit` (this CTA: one per unit, a tile's splits one cluster, split = cluster
-        rank): its K tiles, then the exchange -- each thread sends its column groups of slice r to
-        the CTA of rank r -- and the epilogue of this CTA's slice on the sum of what it received.
-        A warp whose 16 rows lie past M sends and stores nothing."""
+        rank): its K tiles, then the exchange -- each thread sends the column groups of slice r
+        to the CTA of rank r -- and the epilogue of this CTA's slice on the sum of what it
+        received.  A warp whose 16 rows lie past M sends and stores nothing."""
         tile, split, first_ktile, end_ktile = self.unit_k_range(unit, ktiles)
         m0, n0 = self.tile_origin(tile)
         acc = self.main_loop(m0, n0, wg_row, first_ktile, arith.subi(end_ktile, first_ktile))
@@ -719,66 +723,69 @@ class _KernelBuilder:
         with if_then(inside):
             self.send_slices(acc, split, tid)
         with if_then(inside):
-            self.slice_epilogue(self.received_slice(tid), split, to_index(m0), to_index(n0), tid, wg_row)
+            self.slice_epilogue(split, to_index(m0), to_index(n0), tid, wg_row)
 
     def exchange_index(self, split, group, tid):
-        """Where in `received` the 4 floats of column group `group` (of a slice) from split `split`,
+        """Where in `received` the 4 floats of column group `group` of a slice from split `split`,
         thread `tid` lie: [split][group][thread], a warp's 16-byte groups adjacent."""
-        per = self.s.slice_groups
-        return arith.muli(arith.addi(arith.muli(arith.addi(arith.muli(split, index(per)), group),
+        return arith.muli(arith.addi(arith.muli(arith.addi(arith.muli(split, index(self.s.slice_groups)), group),
                                                 index(self.s.consumers)), tid), index(4))
 
+    def slice_start(self, rank):
+        """The first column group of CTA `rank`'s slice (an index value; MatmulSchedule.slice_start)."""
+        return arith.divui(arith.muli(rank, index(self.s.column_groups)), index(self.s.split_k))
+
     def send_slices(self, acc, split, tid):
-        """Column group j of this thread's fragment (elements 4 j .. 4 j + 3) into the CTA of rank
-        j / per, at this split's place (distributed shared memory, 16-byte stores).  One loop marked
+        """Column group j of this thread's fragment (elements 4 j .. 4 j + 3) into the CTA whose
+        slice holds it, r = ((j + 1) S - 1) / G (the last r with slice_start(r) <= j), at this
+        split's place (distributed shared memory, 16-byte stores).  One loop marked
         `fuser.unroll`."""
-        per = self.s.slice_groups
-        loop = scf.ForOp(index(0), index(self.s.block_n // 8), index(1))
+        s = self.s
+        loop = scf.ForOp(index(0), index(s.column_groups), index(1))
         loop.operation.attributes[UNROLL_ATTR] = ir.UnitAttr.get()
         with ir.InsertionPoint(loop.body):
             j = loop.induction_variable
+            owner = arith.divui(arith.subi(arith.muli(arith.addi(j, index(1)), index(s.split_k)), index(1)),
+                                index(s.column_groups))
             group = vector.from_elements(ir.VectorType.get([4], ir.F32Type.get()),
                                          _elements(acc, arith.muli(j, index(4)), 4))
-            nvasync.StorePeerOp(group, self.received, to_i32(arith.divui(j, index(per))),
-                                self.exchange_index(split, arith.remui(j, index(per)), tid))
+            nvasync.StorePeerOp(group, self.received, to_i32(owner),
+                                self.exchange_index(split, arith.subi(j, self.slice_start(owner)), tid))
             scf.YieldOp([])
 
-    def received_slice(self, tid):
-        """This thread's column groups of this CTA's slice, each the sum of every split's in split
-        order (the same order in every launch: bitwise reproducible)."""
-        per = self.s.slice_groups
-        f32x4 = ir.VectorType.get([4], ir.F32Type.get())
-        groups = []
-        for q in range(per):
-            total = None
-            for split in range(self.s.split_k):
-                part = vector.load(f32x4, self.received, [self.exchange_index(index(split), index(q), tid)])
-                total = part if total is None else arith.addf(total, part)
-            groups.append(total)
-        return vector.from_elements(ir.VectorType.get([4 * per], ir.F32Type.get()),
-                                    [vector.extract(g, [], [e]) for g in groups for e in range(4)])
-
-    def slice_epilogue(self, total, rank, m0, n0, tid, wg_row):
-        """The epilogue on `total` (this thread's groups of slice `rank`: column groups rank x per +
-        q), each output element stored where it lies inside M and N."""
-        per = self.s.slice_groups
+    def slice_epilogue(self, rank, m0, n0, tid, wg_row):
+        """Per column group q of slice `rank` (groups slice_start(rank) + q): the sum of every
+        split's 4 floats in split order (the same order in every launch: bitwise reproducible),
+        the epilogue on them, each output element stored where it lies inside M and N."""
+        s = self.s
+        first = self.slice_start(rank)
+        groups = arith.subi(self.slice_start(arith.addi(rank, index(1))), first) \
+            if s.column_groups % s.split_k else None        # the slice's groups where they differ
         row0, col0, _ = _fragment_origin(tid, wg_row)
-        values = self.fused_values(total)
+        f32x4 = ir.VectorType.get([4], ir.F32Type.get())
         i64 = ir.IntegerType.get_signless(64)
-        for q in range(per):
-            col = arith.addi(arith.muli(arith.addi(arith.muli(rank, index(per)), index(q)), index(8)), col0)
-            for h in range(2):
-                row = arith.addi(arith.addi(m0, row0), index(8 * h))
-                results = values(index(4 * q + 2 * h), row, arith.addi(n0, col), None)
-                for e in range(2):
-                    c = arith.addi(arith.addi(n0, col), index(e))
-                    ok = arith.andi(arith.cmpi(arith.CmpIPredicate.ult, row, self.m),
-                                    arith.cmpi(arith.CmpIPredicate.ult, c, self.n))
-                    with if_then(ok):
-                        offset = arith.index_cast(i64, arith.addi(arith.muli(row, self.n), c))
-                        for o, dtype in enumerate(self.s.out_dtypes):
-                            store_global(body.to_memory(results[o][e], dtype),
-                                         gep(self.args[f"output{o}"], offset, dtype), DataType(dtype).itemsize)
+        for q in range(s.slice_groups):
+            # Slices of unequal size (G not a multiple of S): the last group is only some slices'.
+            uneven = groups is not None and q == s.slice_groups - 1
+            with if_then(arith.cmpi(arith.CmpIPredicate.ult, index(q), groups)) if uneven else nullcontext():
+                total = None
+                for split in range(s.split_k):
+                    part = vector.load(f32x4, self.received, [self.exchange_index(index(split), index(q), tid)])
+                    total = part if total is None else arith.addf(total, part)
+                col = arith.addi(n0, arith.addi(arith.muli(arith.addi(first, index(q)), index(8)), col0))
+                values = self.fused_values(total)
+                for h in range(2):
+                    row = arith.addi(arith.addi(m0, row0), index(8 * h))
+                    results = values(index(2 * h), row, col, None)
+                    for e in range(2):
+                        c = arith.addi(col, index(e))
+                        inside = arith.andi(arith.cmpi(arith.CmpIPredicate.ult, row, self.m),
+                                            arith.cmpi(arith.CmpIPredicate.ult, c, self.n))
+                        with if_then(inside):
+                            offset = arith.index_cast(i64, arith.addi(arith.muli(row, self.n), c))
+                            for o, dtype in enumerate(s.out_dtypes):
+                                store_global(body.to_memory(results[o][e], dtype),
+                                             gep(self.args[f"output{o}"], offset, dtype), DataType(dtype).itemsize)
 
     def offloaded_store(self, m0, n0):
         """`nvasync.offload` of one warp: its elected lane TMA-stores the tile's output boxes."""
