@@ -388,9 +388,13 @@ def _check_store_peer(view):
     errors = [] if _is_workgroup_memref(ty) and ty.rank == 1 else [
         f"'dst' must be a rank-1 shared-memory memref, got {ty}"]
     value = view.value.type
-    element = ir.VectorType(value).element_type if isinstance(value, ir.VectorType) else value
+    vec = ir.VectorType(value) if isinstance(value, ir.VectorType) else None
+    element = vec.element_type if vec else value
     if element != ty.element_type:
         errors.append(f"'value' of type {value} does not match 'dst' elements ({ty.element_type})")
+    elif vec and (vec.rank != 1 or vec.shape[0] not in (1, 2, 4) or vec.shape[0] * element.width > 128):
+        errors.append(f"a vector 'value' must be 1-D of 1, 2 or 4 elements, at most 16 bytes (one "
+                      f"st.shared::cluster), got {value}")
     return errors
 
 

@@ -42,8 +42,9 @@ multicast load), as between those uses and the word's inval or the kernel's exit
 kernel exit: a covering `wait_group.read`; a store into a peer CTA's shared memory (`store_peer`)
 <-> any access of that buffer, and -> kernel exit: a cluster barrier (`cluster_sync`, every
 thread of the cluster, in the kernel's top-level block) -- but not between the executions of one
-such store (a loop's) by one thread or at a thread-indexed place: each thread writes its own
-places, and each sender its own slots by contract, as fuser-insert-syncs assumes; a kernel holding `grid_dependency_wait`
+such store (a loop's) by one thread or at a thread-indexed place, taken (not proven: the index
+is only checked to depend on the thread) to give each thread places of its own, and each sender
+its own slots by contract, as fuser-insert-syncs assumes; a kernel holding `grid_dependency_wait`
 (launched to overlap the kernel before it in the stream): that one wait in its top-level block,
 no global access before it.
 

@@ -448,7 +448,8 @@ def test_split_k_kernel_assembles_with_its_protocol(private_cache, mode):
 
 def test_cluster_split_override_and_its_checks():
     """split_k_mode cluster: a tile's splits are one cluster of split_k CTAs, one tile each (grid
-    per tile), no producer warpgroup and no workspace; split_k <= 8 dividing block_n / 8."""
+    per tile), no producer warpgroup and no workspace; split_k <= 8 and <= block_n / 8, any
+    block_n that is a multiple of 8; naming the mode alone keeps the split count a cluster holds."""
     sig = input_signature(plain_linear(), meta((64, 7168), (2112, 7168)))
     scheduler, params = choose(sig, {"scheduler": "matmul", "block_n": 144, "split_k": 6, "split_k_mode": "cluster"})
     assert (params.cluster, params.threads, params.cluster_split) == (6, 128, True)
@@ -470,6 +471,9 @@ def test_cluster_split_override_and_its_checks():
         choose(sig, {"scheduler": "matmul", "block_n": 72, "split_k": 8})
     with pytest.raises(FusionError, match=r"a multiple of 8 up to 256"):
         choose(sig, {"scheduler": "matmul", "block_n": 100, "split_k": 2, "split_k_mode": "cluster"})
+    long_k = input_signature(plain_linear(), meta((64, 16384), (1024, 16384)))    # atomic would take 16 splits
+    _, named = choose(long_k, {"scheduler": "matmul", "split_k_mode": "cluster"})
+    assert named.cluster_split and 2 <= named.split_k <= min(8, named.block_n // 8), named
 
 
 @pytest.mark.skipif(not ptxas.find_ptxas(), reason="ptxas not installed")
@@ -489,6 +493,12 @@ def test_cluster_split_kernel_exchanges_partials_through_distributed_smem(privat
         assert f'"nvasync.{op}"' not in ir_text, op
     ptx = compiled.ptx
     assert ".reqnctapercluster 4, 1, 1" in ptx and "barrier.cluster.arrive.relaxed.aligned" in ptx
+    # Unequal slices: 10 groups of 80-wide tiles over 4 CTAs hold 2, 3, 2, 3 (the mapa ranks of the
+    # 16-byte stores, one per group in order).
+    uneven = fd.compile(meta((64, 4096), (512, 4096), (512,)),
+                        schedule={"scheduler": "matmul", "block_n": 80, "split_k": 4, "split_k_mode": "cluster"})
+    ranks = [int(r) for r in re.findall(r"mapa\.shared::cluster\.u64\s+%rd\d+, %rd\d+, (\d+);", uneven.ptx)]
+    assert ranks == [0, 0, 1, 1, 1, 2, 2, 3, 3, 3], ranks
     assert ptx.count("st.shared::cluster.v4.b32") == 128 // 8       # one per column group, unrolled
     assert ptx.index("barrier.cluster.wait") < ptx.index("st.shared::cluster") < \
         ptx.index("barrier.cluster.arrive.aligned") < ptx.index("st.global.b16")

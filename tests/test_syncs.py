@@ -333,23 +333,29 @@ def test_matmul_kernels_need_every_derived_sync(private_cache, m, n, k, schedule
         assert every_sync_needed(compiled.kernel_ir) >= 10
 
 
-@pytest.mark.parametrize("index, racy", [("%tid", False), ("%c0", True)])
+@pytest.mark.parametrize("index, racy", [("%mine", False), ("%c0", True)])
 def test_one_distributed_store_in_a_loop_races_only_at_a_shared_place(index, racy):
     """The executions of one store_peer need no cluster barrier between them when each thread
-    writes its own place (a thread-indexed slot); every thread storing to one place is a race."""
+    writes places of its own (the sender's slot, rank x 128 + thread); every thread storing to
+    one place is a race."""
     text = _module(f"""
   gpu.func @sends(%n: index) kernel attributes {{gpu.known_block_size = array<i32: 128, 1, 1>,
                                                   nvvm.cluster_dim = array<i32: 2, 1, 1>}} {{
-    %slots = "nvasync.smem_buffer"() {{offset = 0 : i64}} : () -> memref<128xf32, #gpu.address_space<workgroup>>
+    %slots = "nvasync.smem_buffer"() {{offset = 0 : i64}} : () -> memref<256xf32, #gpu.address_space<workgroup>>
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
     %tid = gpu.thread_id x
+    %rank = "nvasync.cluster_rank"() : () -> i32
+    %r = arith.index_cast %rank : i32 to index
+    %base = arith.muli %r, %c128 : index
+    %mine = arith.addi %base, %tid : index
     %one = arith.constant 1.0 : f32
     %peer = arith.constant 1 : i32
     "nvasync.cluster_arrive"() : () -> ()
     "nvasync.cluster_wait"() : () -> ()
     scf.for %i = %c0 to %n step %c1 {{
-      "nvasync.store_peer"(%one, %slots, %peer, {index}) : (f32, memref<128xf32, #gpu.address_space<workgroup>>, i32, index) -> ()
+      "nvasync.store_peer"(%one, %slots, %peer, {index}) : (f32, memref<256xf32, #gpu.address_space<workgroup>>, i32, index) -> ()
     }}
     "nvasync.cluster_sync"() : () -> ()
     gpu.return

@@ -364,7 +364,8 @@ class MatmulSchedule:
 
     @property
     def consumers(self) -> int:
-        """Consumer threads: a warpgroup per 64 tile rows (the pass adds a producer warpgroup)."""
+        """Consumer threads: a warpgroup per 64 tile rows (the pipelining pass adds a producer
+        warpgroup but to cluster splits: `threads`)."""
         return self.block_m * 2
 
     @property
@@ -402,7 +403,7 @@ class MatmulSchedule:
     def tma_operand_tiles(self) -> dict[int, int]:
         """{input j: output o} of the full epilogue operands that arrive by TMA into output o's smem
         tile (as the tile's K loop ends: matmul_kernel.py), each paired with an output of its dtype
-        (the tile's layout); empty unless tma_operands, and for split-K or cluster kernels, whose
+        (the tile's layout); empty unless tma_operands, and for split-K or cluster_m > 1, whose
         tiles' memory the partials share or whose units pair CTAs."""
         if not self.tma_operands or self.split_k > 1 or self.cluster_m > 1:
             return {}
@@ -455,7 +456,7 @@ class MatmulSchedule:
     @property
     def epilogue_bytes(self) -> int:
         """The output tiles, or a split's f32 partial tile when larger (they share the memory), and
-        in atomic split-K the count cell after them."""
+        in atomic split-K the count cell after them; a cluster split's received slices instead."""
         outputs = sum(self.block_m * self.block_n * DataType(d).itemsize for d in self.out_dtypes)
         if self.split_k == 1:
             return outputs
@@ -471,8 +472,8 @@ class MatmulSchedule:
 
     def kernel_params(self) -> list[dict]:
         """The kernel's parameters in order: tensor maps of a, b, the TMA-loaded epilogue operands
-        and every output; per other epilogue operand a global pointer or (value) the number; the
-        i32 sizes M, N, K."""
+        and every output (a cluster split's outputs: global pointers); per other epilogue operand
+        a global pointer or (value) the number; the split-K scratch; the i32 sizes M, N, K."""
         params = []
         by_tma = self.tma_operand_tiles()
         for j, (kind, dtype) in enumerate(zip(self.operands, self.in_dtypes)):
@@ -658,7 +659,7 @@ def cluster_split_decisions(n: int, ktiles: int, widths, device) -> dict:
             for s in range(2, MAX_CLUSTER_SPLIT + 1) if (w // 8) % s == 0
             and math.ceil(n / w) <= resident_clusters(s, device)
             and math.ceil(n / w) * s >= CLUSTER_SPLIT_MIN_SMS * device.sms
-            and math.ceil(ktiles / s) <= CLUSTER_SPLIT_MAX_KTILES]
+            and s <= ktiles and math.ceil(ktiles / s) <= CLUSTER_SPLIT_MAX_KTILES]
     if not fits:
         return {}
     _, block_n, splits = max(fits)
@@ -684,7 +685,10 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
         tall = width if "block_m" not in fixed and fixed.get("block_n", width) == width else None
         # Splits in clusters unless the schedule names a split count or another mode.
         clusters = "split_k" not in fixed and fixed.get("split_k_mode", CLUSTER_SPLIT) == CLUSTER_SPLIT
-        fixed = {**skinny_decisions(m, n, ktiles, widths, sig.device, tall, clusters), **fixed}
+        decided = skinny_decisions(m, n, ktiles, widths, sig.device, tall, clusters)
+        if fixed.get("split_k_mode") == CLUSTER_SPLIT and decided.get("split_k_mode") != CLUSTER_SPLIT:
+            decided.pop("split_k", None)    # the workspace modes' count may pass a cluster's: the cost model's
+        fixed = {**decided, **fixed}
         mode = fixed.get("split_k_mode", DEFAULT_SPLIT_K_MODE)
     block_m = fixed.get("block_m", 128)
     # One 64-row tile row of a skinny problem streams deep enough in SKINNY_STAGES (module docstring).
@@ -693,8 +697,9 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
     for block_n in ([fixed["block_n"]] if "block_n" in fixed else widths):
         tiles = math.ceil(m / block_m) * math.ceil(n / block_n) if m > 0 and n > 0 else None
         # Splitting pays only when the tiles leave half the SMs idle; sizes unknown until launch: no split.
+        most_splits = min(MAX_CLUSTER_SPLIT, block_n // 8) if mode == CLUSTER_SPLIT else MAX_SPLIT_K
         splits = [fixed["split_k"]] if "split_k" in fixed else \
-            [1] if tiles is None or tiles > sig.device.sms // 2 or clustered else range(1, min(MAX_SPLIT_K, ktiles) + 1)
+            [1] if tiles is None or tiles > sig.device.sms // 2 or clustered else range(1, min(most_splits, ktiles) + 1)
         for split_k in splits:
             probe = MatmulSchedule(**base, block_n=block_n, block_m=block_m, stages=1, split_k=split_k,
                                    split_k_mode=mode)

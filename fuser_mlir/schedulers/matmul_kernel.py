@@ -301,7 +301,7 @@ class _KernelBuilder:
         # A split's f32 partial tile shares the memory of the output tiles (a tile writes one of them),
         # in the workspace's layout: its TMA box.
         self.partial = nvasync.SmemBufferOp(smem_type([1, s.partial_rows, WORKSPACE_ROW], "f32"),
-                                            offset=offset).buffer if s.split_k > 1 else None
+                                            offset=offset).buffer if s.split_k > 1 and not s.cluster_split else None
         # Cluster split-K: the slices this CTA receives, [split][group][thread] x 4 floats (`exchange_index`).
         self.received = nvasync.SmemBufferOp(smem_type([s.epilogue_bytes // 4], "f32"),
                                              offset=offset).buffer if s.cluster_split else None
@@ -635,7 +635,9 @@ class _KernelBuilder:
         wg_row = arith.muli(arith.divui(tid, index(128)), index(64))     # the consumer warpgroup's A rows
         if s.l2_prefetch:
             self.prefetch_b(issuer, block, units, ktiles)
-        if s.cluster_split:     # unit = this CTA's, in cluster-uniform terms (the pipelines' trip counts)
+        # A cluster split's unit is this CTA's, from the cluster id and rank: fuser-verify-pipelines
+        # evaluates those per CTA of a cluster (block ids it rejects in cluster kernels).
+        if s.cluster_split:
             rank = to_index(nvasync.ClusterRankOp(ir.IntegerType.get_signless(32)).rank)
             unit = arith.addi(arith.muli(gpu.cluster_id(gpu.Dimension.x), index(s.split_k)), rank)
             self.cluster_split_tile(unit, ktiles, tid, wg_row)

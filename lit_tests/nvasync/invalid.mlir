@@ -428,6 +428,14 @@ func.func @store_peer_rank_2(%v: f32, %peer: i32, %i: index) {
   return
 }
 
+// -----
+func.func @store_peer_vector_too_wide(%v: vector<8xf32>, %peer: i32, %i: index) {
+  %b = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> memref<16xf32, #gpu.address_space<workgroup>>
+  // expected-error @below {{a vector 'value' must be 1-D of 1, 2 or 4 elements, at most 16 bytes (one st.shared::cluster), got vector<8xf32>}}
+  "nvasync.store_peer"(%v, %b, %peer, %i) : (vector<8xf32>, memref<16xf32, #gpu.address_space<workgroup>>, i32, index) -> ()
+  return
+}
+
 // --- offload -------------------------------------------------------------------------------------
 // -----
 func.func @offload_four_warps() {

@@ -8,10 +8,10 @@
 // distributed store (the peers have started), one cluster barrier between the stores and the reads
 // (release / acquire: no peer exits while stores into it may be in flight), and no workspace,
 // semaphore or bulk group.
-// RUN: fuser-opt %s -p fuser-schedule | FileCheck %s --check-prefix=KERNEL
-// RUN: fuser-opt %s -p fuser-verify-dialects -p fuser-schedule -p fuser-tma-reduce-store -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s --check-prefix=SYNCED
+// RUN: fuser-opt %s -p fuser-schedule | FileCheck %s --check-prefix=KERNEL --implicit-check-not=split_k --implicit-check-not=barrier
+// RUN: fuser-opt %s -p fuser-verify-dialects -p fuser-schedule -p fuser-tma-reduce-store -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s --check-prefix=SYNCED --implicit-check-not=warp_role --implicit-check-not=bulk_wait --implicit-check-not=cluster_sync
 // RUN: fuser-opt %s --emit=ptx -o %t.ptx
-// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX --implicit-check-not=atom. --implicit-check-not=cp.reduce.async.bulk < %t.ptx
 // RUN: %ptxas %t.ptx -o %t.cubin
 
 func.func @cluster_split_linear(%x: tensor<64x7168xbf16>, %w: tensor<2112x7168xbf16>) -> tensor<64x2112xbf16>
@@ -29,21 +29,16 @@ func.func @cluster_split_linear(%x: tensor<64x7168xbf16>, %w: tensor<2112x7168xb
 // KERNEL: "nvasync.store_peer"({{.*}}) : (vector<4xf32>, memref<9216xf32, #gpu.address_space<workgroup>>, i32, index) -> ()
 // KERNEL-COUNT-3: vector.load {{.*}} : memref<9216xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // KERNEL: llvm.store {{.*}} {alignment = 2 : i64} : bf16, !llvm.ptr<1>
-// KERNEL-NOT: barrier
-// KERNEL-NOT: split_k
 // KERNEL: gpu.return
 
 // SYNCED-LABEL: gpu.func @cluster_split_linear(
 // SYNCED-NEXT: "nvasync.cluster_arrive"() {fuser.derived = "peers started before the distributed store nvasync.store_peer"}
-// SYNCED-NOT: warp_role
 // SYNCED: "nvasync.wgmma_wait"() {fuser.derived = "wgmma still reads its smem operands: wait before the barrier that releases them (nvasync.sync_threads)", pending = 0 : i32}
 // SYNCED-NEXT: "nvasync.sync_threads"() {fuser.derived = "WAR: nvasync.wgmma -> nvasync.tma_load"}
 // SYNCED: "nvasync.mbarrier_inval"
 // SYNCED: "nvasync.cluster_wait"() {fuser.derived = "peers started before the distributed store nvasync.store_peer"}
 // SYNCED: "nvasync.store_peer"
 // SYNCED: "nvasync.cluster_sync"() {fuser.derived = "RAW: nvasync.store_peer -> vector.load"}
-// SYNCED-NOT: cluster_sync
-// SYNCED-NOT: bulk_wait
 // SYNCED: gpu.return
 
 // PTX: .visible .entry cluster_split_linear(
@@ -55,5 +50,3 @@ func.func @cluster_split_linear(%x: tensor<64x7168xbf16>, %w: tensor<2112x7168xb
 // PTX-NEXT: barrier.cluster.arrive.aligned;
 // PTX-NEXT: barrier.cluster.wait.aligned;
 // PTX: st.global.b16
-// PTX-NOT: atom.
-// PTX-NOT: cp.reduce.async.bulk

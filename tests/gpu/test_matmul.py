@@ -141,10 +141,11 @@ for mode in ("deterministic", "atomic", "slots"):
                       lambda dev, kd=kind, s=(m, n, k): linear_inputs(kd, BF16, *s, dev),
                       {"scheduler": "matmul", "split_k": splits, "split_k_mode": mode}))
 # Split-K in clusters (split_k_mode "cluster": the partials added through distributed shared memory,
-# each CTA storing its slice): 2, 3, 4, 5, 6 and 8 splits, slices of equal and unequal size, tile
-# widths of no TMA box (72, 104); ragged M, N and K; M = 1 (one warp's rows);
-# more splits than K tiles (splits with no K tiles); 3 and 4 splits of a 6-stage ring's 5 and 6 K
-# tiles; two consumer warpgroups (128-row tiles); b [K, N]; f16; epilogues and several outputs.
+# each CTA storing its slice): 2, 3, 4, 5, 6 and 8 splits; slices of equal and unequal size (the
+# larger last, or alternating) and tile widths of no TMA box (72, 80, 104); ragged M, N and K;
+# M = 1 (one warp's rows); more splits than K tiles (splits with no K tiles); 3 and 4 splits of a
+# 6-stage ring's 5 and 6 K tiles; two consumer warpgroups (128-row tiles); b [K, N]; f16;
+# epilogues and several outputs.
 for name, kind, dtype, layout, (m, n, k), (block_m, block_n, splits) in [
         ("cluster-s6-two-outputs-bn144", "two-outputs", BF16, "nk", (64, 2112, 7168), (64, 144, 6)),
         ("cluster-s3-bias-gelu-bn144-ragged", "bias-gelu", BF16, "nk", (333, 600, 1000), (64, 144, 3)),
@@ -153,9 +154,10 @@ for name, kind, dtype, layout, (m, n, k), (block_m, block_n, splits) in [
         ("cluster-s5-plain-f16-ktail", "plain", F16, "nk", SHAPES["ktail"], (64, 160, 5)),
         ("cluster-s4-row-scale-bm128-bn64", "row-scale", BF16, "nk", (100, 320, 1000), (128, 64, 4)),
         ("cluster-s8-scalar-f32-bm128", "scalar-f32", BF16, "nk", (128, 1000, 3000), (128, 128, 8)),
-        # widths of no TMA box and slices of unequal size (9 groups over 8 CTAs, 13 over 4)
+        # widths of no TMA box, slices of unequal size (9 groups over 8 CTAs, 13 and 10 over 4)
         ("cluster-s8-bias-gelu-bn72-uneven", "bias-gelu", BF16, "nk", (64, 1024, 4096), (64, 72, 8)),
-        ("cluster-s4-two-outputs-bn104-uneven-ragged", "two-outputs", BF16, "nk", (40, 504, 1000), (64, 104, 4))]:
+        ("cluster-s4-two-outputs-bn104-uneven-ragged", "two-outputs", BF16, "nk", (40, 504, 1000), (64, 104, 4)),
+        ("cluster-s4-silu-gate-bn80-interleaved", "silu-gate", BF16, "nk", (64, 400, 1000), (64, 80, 4))]:
     extra, epilogue = EPILOGUES[kind]
     op = "linear" if layout == "nk" else "matmul"
     CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
