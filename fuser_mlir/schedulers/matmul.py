@@ -380,14 +380,10 @@ class MatmulSchedule:
         """A consumer thread's 8-column groups of the tile (4 floats of its fragment each)."""
         return self.block_n // 8
 
-    def slice_start(self, rank: int) -> int:
-        """Cluster split: the first column group of CTA `rank`'s slice of the tile, which holds
-        groups [slice_start(rank), slice_start(rank + 1)) -- as even as the groups divide."""
-        return rank * self.column_groups // self.split_k
-
     @property
     def slice_groups(self) -> int:
-        """Cluster split: the most column groups a CTA's slice holds."""
+        """Cluster split: the most column groups a CTA's slice holds (CTA r holds groups
+        [r G / S, (r + 1) G / S), G = column_groups: matmul_kernel.py)."""
         return -(-self.column_groups // self.split_k)
 
     @property
@@ -502,7 +498,8 @@ class MatmulSchedule:
             order += [{"kind": "tensormap", "tensor": f"output{j}", "dtype": d,
                        "box": [self.block_m, self.out_box_cols(d)], "swizzle": self.box_swizzle(d)}
                       for j, d in enumerate(self.out_dtypes)]
-        if self.split_k > 1 and not self.cluster_split:       # buffers the runtime owns (launch "scratch"): zero at first use, left zero
+        if self.split_k > 1 and not self.cluster_split:
+            # buffers the runtime owns (launch "scratch"): zero at first use, left zero
             # (slots mode's workspace is left holding the partials: every slot is stored before it is read)
             order += [{"kind": "tensormap", "scratch": "workspace", "dtype": "f32",
                        "box": [1, self.partial_rows, WORKSPACE_ROW], "swizzle": 0},
@@ -738,7 +735,8 @@ def _dtypes(tensors) -> tuple[str, ...]:
 
 _DECISIONS = ("block_n", "block_m", "stages", "group_m", "split_k", "cluster_m", "tma_operands",
               "l2_prefetch")   # integers
-_IN_RANGE = {"block_n": lambda v: v in CLUSTER_WIDTHS, "block_m": lambda v: v in BLOCK_MS, "stages": lambda v: 1 <= v <= 16,
+_IN_RANGE = {"block_n": lambda v: v in CLUSTER_WIDTHS, "block_m": lambda v: v in BLOCK_MS,
+             "stages": lambda v: 1 <= v <= 16,
              "group_m": lambda v: 1 <= v <= MAX_GROUP_M, "split_k": lambda v: 1 <= v <= MAX_SPLIT_K,
              "cluster_m": lambda v: v in CLUSTER_MS, "l2_prefetch": lambda v: 0 <= v <= MAX_L2_PREFETCH}
 

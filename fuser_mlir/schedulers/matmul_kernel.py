@@ -226,7 +226,8 @@ its K loop each consumer thread sends column group j of its fragment (elements 4
 [r G / S, (r + 1) G / S), as even as G divides -- a 16-byte `store_peer` into slot
 [split][group][thread] of that CTA's `received` buffer; then each CTA adds its slice's S slots
 in split order (bitwise reproducible) and runs the epilogue on them, each element stored to
-global memory where it lies inside M and N (no output boxes: block_n may be any multiple of 8).  No workspace, semaphore or bulk group: the passes derive the cluster barriers
+global memory where it lies inside M and N (no output boxes: block_n may be any multiple of 8).
+No workspace, semaphore or bulk group: the passes derive the cluster barriers
 (peers started before the first distributed store, the stores before the reads and before any
 peer exits).  Those barriers must stand in the kernel's top-level block, reached by every thread
 of the cluster, so the K loop is `pipelined` (the consumers issue their loads) rather than
@@ -734,7 +735,7 @@ class _KernelBuilder:
                                                 index(self.s.consumers)), tid), index(4))
 
     def slice_start(self, rank):
-        """The first column group of CTA `rank`'s slice (an index value; MatmulSchedule.slice_start)."""
+        """The first column group of CTA `rank`'s slice: rank G / S (an index value)."""
         return arith.divui(arith.muli(rank, index(self.s.column_groups)), index(self.s.split_k))
 
     def send_slices(self, acc, split, tid):
