@@ -21,8 +21,10 @@ eager and torch.compile; `--variants` adds each plain row's schedule with every 
 clusters of 2 and group_m 4 and 16 forced.  Each is launched ROUNDS times inside an NVTX range
 `row|system` that names its kernels; the median of the rounds is kept.  `--skinny`: instead
 bench_matmul's skinny rows and systems (bench_matmul.skinny_variants) against
-cuBLAS's split-K GEMM plus its reduce kernel, summed; their weights fit in L2, so each call runs
-after an L2 flush and Nsight Compute flushes nothing between the kernels of one call.
+cuBLAS's split-K GEMM plus its reduce kernel, summed, and the read floor (read_floor.py: Triton
+kernels that only TMA-load the operands, the fastest of a few tilings); their weights fit in L2,
+so each call runs after an L2 flush and Nsight Compute flushes nothing between the kernels of one
+call.
 
     # here (MLIR available): FUSER_MLIR_CACHE_DIR=.fuser_cache python3 tools/ncu_matmul.py --build
     # on the H100, from tools/: FUSER_MLIR_CACHE_DIR=... FUSER_MLIR_OFFLINE=1 python3 ncu_matmul.py --json out.json
@@ -37,6 +39,7 @@ import subprocess
 import sys
 
 import bench_matmul as bm
+import read_floor
 from timing import bench_arguments, save
 
 ROUNDS = 3
@@ -85,6 +88,8 @@ def calls(only, variants, skinny):
                  for system, s in systems_of(fd, name, xs, variants, skinny).items()}
         if name in ("plain", bm.KN):
             timed["cublas"] = lambda: eager(*xs)
+            if skinny:
+                timed.update(read_floor.calls(*xs))
         else:
             compiled = torch.compile(eager)
             compiled(*xs)                       # compiled outside the measured ranges
@@ -223,14 +228,19 @@ def main():
         entry = {"row": row, "fusion": row.split(" ")[0], "us": us, "rounds_us": per, "copies_us": copies.get(row, {})}
         base = [s for s in REFERENCES if s in us]
         entry.update({f"vs_{s}": us[s] / us["fuser_mlir"] for s in base})
-        ours = {s: t for s, t in us.items() if s not in REFERENCES}
+        floors = [t for s, t in us.items() if s.startswith(read_floor.PREFIX)]
+        if floors:          # each system's time over the fastest pure read of the operands
+            entry["read_floor_us"] = min(floors)
+            entry.update({f"{s}_over_read_floor": us[s] / min(floors) for s in ("fuser_mlir", "cublas")})
+        ours = {s: t for s, t in us.items() if s not in REFERENCES and not s.startswith(read_floor.PREFIX)}
         if len(ours) > 1:       # the heuristic's schedule against the fastest of fuser_mlir's
             entry["fastest"] = min(ours, key=ours.get)
             entry["heuristic_vs_fastest"] = ours[entry["fastest"]] / us["fuser_mlir"]
         results["rows"].append(entry)
         print(f"{row:30s} " + "  ".join(f"{s} {t:8.1f}" for s, t in us.items())
               + "  " + "  ".join(f"vs {s} {entry[f'vs_{s}']:.3f}x" for s in base)
-              + (f"  fastest {entry['fastest']} ({entry['heuristic_vs_fastest']:.3f}x)" if "fastest" in entry else ""),
+              + (f"  fastest {entry['fastest']} ({entry['heuristic_vs_fastest']:.3f}x)" if "fastest" in entry else "")
+              + (f"  {entry['fuser_mlir_over_read_floor']:.3f}x the read floor" if floors else ""),
               flush=True)
     bm.vs_cublas_summary(results, lambda name: [r["vs_cublas"] for r in results["rows"] if r["fusion"] == name])
     save(results, args.json)
