@@ -14,7 +14,11 @@ Rules (nvFuser PRs #3843, #3863, #3865; ../shared/HOPPER.md):
     buffers, the warpgroup waits (`wgmma.wait_group 0`) before the op that releases them.  Two
     ops release:
       - a CTA or named barrier (`sync_threads`, `named_barrier`; fuser-insert-syncs places it
-        before a rewrite by other threads, e.g. the refill of a `pipelined` stage);
+        before a rewrite by other threads, e.g. the refill of a `pipelined` stage).  Where
+        fuser-insert-syncs marked it `fuser.wgmma_pending` (a later wgmma group runs between
+        every wgmma read it releases and itself: a `pipelined` loop refilling the stage the
+        previous step read), the wait is `wgmma.wait_group 1`: the newest group stays in flight
+        across the barrier and into the next step, reading a buffer nothing rewrites yet;
       - a pipeline's consumer release: an `mbarrier_arrive` on a stage's `empty` barrier (marked
         by fuser-pipeline-mbarriers with `fuser.pipeline = "empty[...]"`), after which the
         producer refills the stage by TMA (`warp_specialized` mode).  The arrive runs in one
@@ -34,7 +38,7 @@ from __future__ import annotations
 from mlir import ir
 
 from ..dialects import nvasync
-from .insert_syncs import BARRIERS, describe, mark
+from .insert_syncs import BARRIERS, WGMMA_PENDING, describe, mark
 from .smem_model import accesses, accumulator_readers, first_nested, kernels, op_key
 from .sync_paths import invalidate
 
@@ -115,10 +119,12 @@ class _Flusher:
                     mark(nvasync.WgmmaWaitOp(pending=0), f"flush wgmma before reading the accumulator: {describe(op)}")
                 unwaited = False
             elif unwaited and name in BARRIERS and self.operands_rewritten:
+                lagging = WGMMA_PENDING in op.attributes     # the newest group reads no buffer released
                 with ir.InsertionPoint(op), op.location:
-                    mark(nvasync.WgmmaWaitOp(pending=0), "wgmma still reads its smem operands: wait before "
-                                                         f"the barrier that releases them ({describe(op)})")
-                unwaited = False
+                    mark(nvasync.WgmmaWaitOp(pending=int(lagging)),
+                         f"wgmma still reads its smem operands: wait before the barrier that releases them "
+                         f"({describe(op)})" + (", all but the newest group" if lagging else ""))
+                unwaited = lagging
             elif unwaited and self.operands_rewritten and self.releases(ops, index):
                 with ir.InsertionPoint(op), op.location:
                     mark(nvasync.WgmmaWaitOp(pending=0), "wgmma still reads its smem operands: wait before "

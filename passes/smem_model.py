@@ -717,7 +717,8 @@ def record_loop_steps(func) -> None:
 
 def accumulator_readers(func) -> list[tuple]:
     """(wgmma, reader) pairs: ops other than wgmma/scf.yield that read a wgmma result, directly or
-    through the scf.for results it is carried into."""
+    through the scf.for and scf.if results it is carried into (a yield hands the registers on; it
+    reads nothing)."""
     pairs = []
 
     def readers_of(value, wgmma, seen):
@@ -725,11 +726,11 @@ def accumulator_readers(func) -> list[tuple]:
             user = op_key(use.owner)
             if user.name == "nvasync.wgmma":
                 continue
-            if user.name == "scf.yield" and op_key(user.parent).name == "scf.for":
-                loop = op_key(user.parent)
-                result = loop.results[use.operand_number]
-                if loop not in seen:
-                    seen.add(loop)
+            if user.name == "scf.yield" and op_key(user.parent).name in ("scf.for", "scf.if"):
+                carrier = op_key(user.parent)
+                result = carrier.results[use.operand_number]
+                if carrier not in seen:
+                    seen.add(carrier)
                     readers_of(result, wgmma, seen)
                 continue
             pairs.append((wgmma, user))

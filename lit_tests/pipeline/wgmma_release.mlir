@@ -9,8 +9,13 @@
 //     refill of the stage (WAR wgmma -> tma_load); the wait goes before that barrier;
 //   * @ws_read_in_stage: the accumulator is read inside the stage (its flush comes first), so
 //     that wait already retires the reads: no second wait before the release;
-//   * in every kernel each stage's group is waited in the stage, so the accumulator read after
-//     the loop needs no further flush.
+//   * in those kernels each stage's group is waited in the stage, so the accumulator read after
+//     the loop needs no further flush;
+//   * @pipelined_lagging (3 stages, 2 loaded ahead): a step refills the stage the step before
+//     read, so a later wgmma group runs between those reads and the barrier: fuser-insert-syncs
+//     marks it `fuser.wgmma_pending` and the wait before it is `wait_group 1` -- the step's own
+//     group stays in flight into the next step -- and the accumulator read after the loop gets
+//     the one flush (wait_group 0).
 // The 4 k-steps address the k-th 16-column slice of 128-B swizzled 64-wide tiles (subviews).
 // RUN: fuser-opt %s -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s
 
@@ -74,6 +79,29 @@
 // CHECK-NEXT: scf.if
 // CHECK-NOT: nvasync.wgmma_wait
 // CHECK: "nvasync.mbarrier_arrive"({{.*}}) {fuser.pipeline = "empty[tiles]: arrive (consumer warp)"}
+// CHECK: gpu.return
+
+// CHECK-LABEL: gpu.func @pipelined_lagging(
+// The three stages of the unrolled round, each: wait for data, k-steps, wait 1, barrier, refill.
+// CHECK: "nvasync.mbarrier_try_wait_parity"({{.*}}) {fuser.pipeline = "full: wait"}
+// CHECK: "nvasync.wgmma_commit"() {fuser.derived = "commit the wgmma group before nvasync.sync_threads@{{[0-9:]+}}"}
+// CHECK-NEXT: "nvasync.wgmma_wait"() {fuser.derived = "wgmma still reads its smem operands: wait before the barrier that releases them (nvasync.sync_threads@{{[0-9:]+}}), all but the newest group", pending = 1 : i32}
+// CHECK-NEXT: "nvasync.sync_threads"() {fuser.derived = "WAR: nvasync.wgmma@{{[0-9:]+}} -> nvasync.tma_load@{{[0-9:]+}}", fuser.wgmma_pending = 1 : i32}
+// CHECK-NEXT: scf.if
+// CHECK: "nvasync.mbarrier_try_wait_parity"({{.*}}) {fuser.pipeline = "full: wait"}
+// CHECK: "nvasync.wgmma_commit"() {fuser.derived = "commit the wgmma group before nvasync.sync_threads@{{[0-9:]+}}"}
+// CHECK-NEXT: "nvasync.wgmma_wait"() {fuser.derived = "wgmma still reads its smem operands: wait before the barrier that releases them (nvasync.sync_threads@{{[0-9:]+}}), all but the newest group", pending = 1 : i32}
+// CHECK-NEXT: "nvasync.sync_threads"() {fuser.derived = "WAR: nvasync.wgmma@{{[0-9:]+}} -> nvasync.tma_load@{{[0-9:]+}}", fuser.wgmma_pending = 1 : i32}
+// CHECK-NEXT: scf.if
+// CHECK: "nvasync.mbarrier_try_wait_parity"({{.*}}) {fuser.pipeline = "full: wait"}
+// CHECK: "nvasync.wgmma_commit"() {fuser.derived = "commit the wgmma group before nvasync.sync_threads@{{[0-9:]+}}"}
+// CHECK-NEXT: "nvasync.wgmma_wait"() {fuser.derived = "wgmma still reads its smem operands: wait before the barrier that releases them (nvasync.sync_threads@{{[0-9:]+}}), all but the newest group", pending = 1 : i32}
+// CHECK-NEXT: "nvasync.sync_threads"() {fuser.derived = "WAR: nvasync.wgmma@{{[0-9:]+}} -> nvasync.tma_load@{{[0-9:]+}}", fuser.wgmma_pending = 1 : i32}
+// CHECK-NEXT: scf.if
+// CHECK-NOT: nvasync.wgmma_wait
+// CHECK-NOT: nvasync.sync_threads
+// CHECK: "nvasync.wgmma_wait"() {fuser.derived = "flush wgmma before reading the accumulator: vector.extract@{{[0-9:]+}}", pending = 0 : i32}
+// CHECK-NEXT: vector.extract
 // CHECK: gpu.return
 
 #ws = #gpu.address_space<workgroup>
@@ -183,6 +211,40 @@ gpu.module @kernels {
       llvm.store %first, %q : f32, !llvm.ptr<1>
       scf.yield %r3 : vector<32xf32>
     } {nvasync.pipeline = {stages = 2 : i64, mode = "warp_specialized"}}
+    %tid = gpu.thread_id x
+    %t64 = arith.index_cast %tid : index to i64
+    %x = vector.extract %sum[0] : f32 from vector<32xf32>
+    %p = llvm.getelementptr %c[%t64] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+    llvm.store %x, %p : f32, !llvm.ptr<1>
+    gpu.return
+  }
+  gpu.func @pipelined_lagging(%da: !llvm.ptr, %db: !llvm.ptr, %c: !llvm.ptr<1>, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> !t
+    %b = "nvasync.smem_buffer"() {offset = 8192 : i64} : () -> !t
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant dense<0.0> : vector<32xf32>
+    %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (vector<32xf32>) {
+      %i32 = arith.index_cast %i : index to i32
+      %c64 = arith.constant 64 : i32
+      %kx = arith.muli %i32, %c64 : i32
+      %c0_i32 = arith.constant 0 : i32
+      "nvasync.pipeline_load"(%da, %a, %c0_i32, %kx) {role = "tiles"} : (!llvm.ptr, !t, i32, i32) -> ()
+      "nvasync.pipeline_load"(%db, %b, %c0_i32, %kx) {role = "tiles"} : (!llvm.ptr, !t, i32, i32) -> ()
+      %a0 = memref.subview %a[0, 0] [64, 16] [1, 1] : !t to !s0
+      %a1 = memref.subview %a[0, 16] [64, 16] [1, 1] : !t to !s1
+      %a2 = memref.subview %a[0, 32] [64, 16] [1, 1] : !t to !s2
+      %a3 = memref.subview %a[0, 48] [64, 16] [1, 1] : !t to !s3
+      %b0 = memref.subview %b[0, 0] [64, 16] [1, 1] : !t to !s0
+      %b1 = memref.subview %b[0, 16] [64, 16] [1, 1] : !t to !s1
+      %b2 = memref.subview %b[0, 32] [64, 16] [1, 1] : !t to !s2
+      %b3 = memref.subview %b[0, 48] [64, 16] [1, 1] : !t to !s3
+      %r0 = "nvasync.wgmma"(%a0, %b0, %acc) {swizzle = 128 : i32, accumulate = true} : (!s0, !s0, vector<32xf32>) -> vector<32xf32>
+      %r1 = "nvasync.wgmma"(%a1, %b1, %r0) {swizzle = 128 : i32, accumulate = true} : (!s1, !s1, vector<32xf32>) -> vector<32xf32>
+      %r2 = "nvasync.wgmma"(%a2, %b2, %r1) {swizzle = 128 : i32, accumulate = true} : (!s2, !s2, vector<32xf32>) -> vector<32xf32>
+      %r3 = "nvasync.wgmma"(%a3, %b3, %r2) {swizzle = 128 : i32, accumulate = true} : (!s3, !s3, vector<32xf32>) -> vector<32xf32>
+      scf.yield %r3 : vector<32xf32>
+    } {nvasync.pipeline = {stages = 3 : i64, prefetch = 2 : i64, mode = "pipelined"}}
     %tid = gpu.thread_id x
     %t64 = arith.index_cast %tid : index to i64
     %x = vector.extract %sum[0] : f32 from vector<32xf32>

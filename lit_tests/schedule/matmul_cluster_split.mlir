@@ -7,9 +7,12 @@
 // derive the rest: a relaxed cluster arrive first thing and its wait just before the first
 // distributed store (the peers have started), one cluster barrier between the stores and the reads
 // (release / acquire: no peer exits while stores into it may be in flight), and no workspace,
-// semaphore or bulk group.
+// semaphore or bulk group.  Each K step refills the stage the step before read, so its barrier
+// waits for all wgmma groups but the newest (`wgmma.wait_group 1`): one group stays in flight across
+// steps, and the accumulator's one flush comes after the loop, once the peers have started.  Every
+// step's barrier also orders its stage wait before the mbarriers' inval: no barrier after the loop.
 // RUN: fuser-opt %s -p fuser-schedule | FileCheck %s --check-prefix=KERNEL --implicit-check-not=split_k --implicit-check-not=barrier
-// RUN: fuser-opt %s -p fuser-verify-dialects -p fuser-schedule -p fuser-tma-reduce-store -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s --check-prefix=SYNCED --implicit-check-not=warp_role --implicit-check-not=bulk_wait --implicit-check-not=cluster_sync
+// RUN: fuser-opt %s -p fuser-verify-dialects -p fuser-schedule -p fuser-tma-reduce-store -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s --check-prefix=SYNCED --implicit-check-not=warp_role --implicit-check-not=bulk_wait --implicit-check-not=cluster_sync --implicit-check-not=wgmma_wait
 // RUN: fuser-opt %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX --implicit-check-not=atom. --implicit-check-not=cp.reduce.async.bulk < %t.ptx
 // RUN: %ptxas %t.ptx -o %t.cubin
@@ -33,10 +36,25 @@ func.func @cluster_split_linear(%x: tensor<64x7168xbf16>, %w: tensor<2112x7168xb
 
 // SYNCED-LABEL: gpu.func @cluster_split_linear(
 // SYNCED-NEXT: "nvasync.cluster_arrive"() {fuser.derived = "peers started before the distributed store nvasync.store_peer"}
-// SYNCED: "nvasync.wgmma_wait"() {fuser.derived = "wgmma still reads its smem operands: wait before the barrier that releases them (nvasync.sync_threads)", pending = 0 : i32}
-// SYNCED-NEXT: "nvasync.sync_threads"() {fuser.derived = "WAR: nvasync.wgmma -> nvasync.tma_load"}
+// SYNCED: "nvasync.wgmma_commit"
+// SYNCED-NEXT: "nvasync.wgmma_wait"() {fuser.derived = "wgmma still reads its smem operands: wait before the barrier that releases them (nvasync.sync_threads), all but the newest group", pending = 1 : i32}
+// SYNCED-NEXT: "nvasync.sync_threads"() {fuser.derived = "WAR: nvasync.wgmma -> nvasync.tma_load", fuser.wgmma_pending = 1 : i32}
+// SYNCED-NEXT: scf.if
+// SYNCED: "nvasync.wgmma_commit"
+// SYNCED-NEXT: "nvasync.wgmma_wait"() {fuser.derived = "wgmma still reads its smem operands: wait before the barrier that releases them (nvasync.sync_threads), all but the newest group", pending = 1 : i32}
+// SYNCED-NEXT: "nvasync.sync_threads"() {fuser.derived = "WAR: nvasync.wgmma -> nvasync.tma_load", fuser.wgmma_pending = 1 : i32}
+// SYNCED-NEXT: scf.if
+// SYNCED: "nvasync.wgmma_commit"
+// SYNCED-NEXT: "nvasync.wgmma_wait"() {fuser.derived = "wgmma still reads its smem operands: wait before the barrier that releases them (nvasync.sync_threads), all but the newest group", pending = 1 : i32}
+// SYNCED-NEXT: "nvasync.sync_threads"() {fuser.derived = "WAR: nvasync.wgmma -> nvasync.tma_load", fuser.wgmma_pending = 1 : i32}
+// SYNCED-NEXT: scf.if
+// SYNCED: "nvasync.wgmma_commit"
+// SYNCED-NEXT: "nvasync.wgmma_wait"() {fuser.derived = "wgmma still reads its smem operands: wait before the barrier that releases them (nvasync.sync_threads), all but the newest group", pending = 1 : i32}
+// SYNCED-NEXT: "nvasync.sync_threads"() {fuser.derived = "WAR: nvasync.wgmma -> nvasync.tma_load", fuser.wgmma_pending = 1 : i32}
+// SYNCED-NEXT: scf.if
 // SYNCED: "nvasync.mbarrier_inval"
 // SYNCED: "nvasync.cluster_wait"() {fuser.derived = "peers started before the distributed store nvasync.store_peer"}
+// SYNCED-NEXT: "nvasync.wgmma_wait"() {fuser.derived = "flush wgmma before reading the accumulator: scf.if", pending = 0 : i32}
 // SYNCED: "nvasync.store_peer"
 // SYNCED: "nvasync.cluster_sync"() {fuser.derived = "RAW: nvasync.store_peer -> vector.load"}
 // SYNCED: gpu.return
@@ -45,8 +63,11 @@ func.func @cluster_split_linear(%x: tensor<64x7168xbf16>, %w: tensor<2112x7168xb
 // PTX: .reqnctapercluster 6, 1, 1
 // PTX: barrier.cluster.arrive.relaxed.aligned;
 // PTX: barrier.cluster.wait.aligned;
+// PTX-NEXT: wgmma.wait_group.sync.aligned 0;
 // PTX-COUNT-18: st.shared::cluster.v4.b32
 // PTX-NEXT: $L__BB
 // PTX-NEXT: barrier.cluster.arrive.aligned;
 // PTX-NEXT: barrier.cluster.wait.aligned;
 // PTX: st.global.b16
+// PTX-COUNT-4: wgmma.wait_group.sync.aligned 1;
+// PTX-NOT: wgmma.wait_group.sync.aligned 0;
