@@ -246,7 +246,7 @@ def test_tall_skinny_tiles_run_m64n64_on_two_consumer_warpgroups(private_cache):
 
 @pytest.mark.parametrize("mnk,decided", [
     ((64, 2112, 7168), (64, 144, 6)),       # 15 tiles of 64 x 144 in clusters of 6: 90 units
-    ((16, 1024, 16384), (64, 128, 16)),
+    ((16, 1024, 16384), (64, 128, 16)),     # M <= 16: no 64-wide clusters, atomic mode's one-slab protocol
     ((128, 7168, 16384), (64, 128, 1)),     # 2 x 56 tiles: a wave unsplit
     ((64, 7168, 16384), (64, 128, 1)),      # 56 tiles: 2 splits would not pay
     ((64, 28672, 4096), (64, 256, 1)),      # 224 tiles of 64 x 128: the narrowest width within a wave
@@ -277,7 +277,11 @@ def test_skinny_problems_take_tiles_that_fill_one_wave_of_splits(mnk, decided):
 @pytest.mark.parametrize("mnk,decided", [
     ((64, 2112, 7168), (144, 6, "cluster")),     # 15 clusters of 6 (17 resident), 90 CTAs, 19 K tiles a split
     ((16, 2112, 7168), (144, 6, "cluster")),
-    ((64, 1024, 16384), (128, 16, "atomic")),    # 16 clusters of 8 (15 resident) or 64 CTAs: none fits
+    ((64, 1024, 16384), (64, 8, "cluster")),     # no width of the cost model's fits: 64-wide tiles, 16
+    #                                              clusters of 8 (2 CTAs an SM: 30 resident), 32 K tiles a split
+    ((64, 3072, 8192), (192, 6, "cluster")),     # 16 clusters of 6, 96 CTAs (160-wide in 5: 26 K tiles a split)
+    ((64, 768, 16384), (64, 8, "cluster")),      # 64-wide: 12 clusters of 8, 32 K tiles a split
+    ((64, 512, 16384), (128, 32, "atomic")),     # 64-wide: 8 clusters of 8 are 64 CTAs, too few
     ((64, 2048, 32768), (128, 8, "atomic")),     # 86 K tiles a split: the protocol's share is small
     ((64, 7168, 16384), (128, 1, "atomic")),
 ])

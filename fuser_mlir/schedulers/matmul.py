@@ -169,8 +169,19 @@ tiles of the weights at every skinny shape measured (64 x 64, 80 x 64, 96 x 64, 
 One 64-row tile row in splits (M <= 64) splits in clusters instead (`cluster_split_decisions`:
 split_k_mode "cluster", the partials added through distributed shared memory, no workspace) where
 a width up to 192 and a split count S <= 8 dividing its column groups keep every cluster resident
-at once (RESIDENT_CLUSTERS), cover at least 2/3 of the SMs and give each split at most 24 K tiles
--- the most CTAs wins.  Why: the workspace protocol costs about 2.3 us a kernel (a probe storing
+at once (RESIDENT_CLUSTERS, one CTA an SM, times the CTAs an SM holds by the kernel's shared
+memory, at most 2), cover at least 2/3 of the SMs and give each split at most 24 K tiles -- the
+most CTAs wins; where no such width fits and M > 16, CLUSTER_SPLIT_NARROW_N = 64-wide tiles do,
+with up to 32 K tiles a split.  That fallback came once the clusters' K loops kept a wgmma group
+in flight (H200, Nsight Compute, medians of 3, against the atomic mode it replaced): 64 x 1024 x
+16384 in 64-wide tiles, 8 splits (16 clusters of 8, two CTAs an SM: 80 KB each) 14.7-14.8 us
+against 16.3 (cuBLAS 16.1-16.3; 72-wide 14.6, 128-wide in 64 CTAs 15.2), 64 x 768 x 16384 13.5
+against 14.5, 64 x 1024 x 4096 7.3 against 9.6, 64 x 1024 x 8192 10.0 against 12.1.  Not at M <=
+16, where atomic mode stores one warp's slab of 16 rows and its protocol is cheap: 1 x 1024 x
+16384 16.9 against 14.2, and 16 x 1024 x 16384 14.0 against 14.5 by kernel time but 16.6 against
+15.9 by events.  At 64 x 2048 x 32768, 64-73 K tiles a split, clusters ran 39.9-41.2 against
+atomic's 40.4 (the rule leaves it: 86 K tiles).  The cost model's widths keep 24 K tiles a split:
+25-32 were not measured.  Why: the workspace protocol costs about 2.3 us a kernel (a probe storing
 each split's partial as the output, no reduce: H200, us alone after an L2 flush, medians of six
 rounds of 40 calls: 64 x
 2112 x 7168 14.2-14.5 against 16.5-16.6, 64 x 1024 x 16384 15.2-15.5 against 17.8-18.0, 1.3-1.4 at
@@ -320,6 +331,10 @@ RESIDENT_CLUSTERS = {2: 66, 3: 39, 4: 30, 5: 22, 6: 17, 7: 15, 8: 15}
 CLUSTER_SPLIT_MIN_SMS = 2 / 3           # cluster_split_decisions (module docstring)
 CLUSTER_SPLIT_MAX_KTILES = 24
 CLUSTER_SPLIT_MAX_N = 192               # 256-wide tiles lost in clusters (module docstring)
+CLUSTER_SPLIT_NARROW_N = 64             # where no width of the cost model's fits (module docstring)
+CLUSTER_SPLIT_NARROW_MAX_KTILES = 32
+CLUSTER_SPLIT_NARROW_MIN_M = 17         # above one warp's slab of rows (module docstring)
+CLUSTER_CTAS_PER_SM = 2                 # the most CTAs an SM was measured holding (module docstring)
 # The f32 workspace holds each tile's partial in fragment order (matmul_kernel.py): per slab of 16
 # tile rows (one consumer warp's accumulator rows), lane l's 16-byte group j of its fragment at float
 # (32 j + l) x 4, in rows of WORKSPACE_ROW floats -- so the last split reads (and clears) it with
@@ -609,11 +624,11 @@ def b_kind(sig: FusionSig) -> str | None:
     return None
 
 
-def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: int | None, clusters: bool) -> dict:
+def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: int | None, cluster_kernel) -> dict:
     """block_m, block_n (of `widths`, or `tall` -- the width of one tile row of 128 rows, None
     where the user's schedule rules it out), split_k and l2_prefetch of a skinny problem on
-    `device` (module docstring), and split_k_mode where `clusters` lets it split in clusters;
-    else none."""
+    `device` (module docstring), and split_k_mode where it may split in clusters:
+    `cluster_kernel(block_n, split_k)` is that kernel's schedule (None: no clusters); else none."""
     if not 0 < m <= SKINNY_M or n <= 0:
         return {}
     if tall and m > 64 and device.sms // math.ceil(n / TALL_BLOCK_N) >= 2:
@@ -632,34 +647,42 @@ def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: int | No
                 splits = 1
             elif splits == 1 and tiles > columns:
                 return {}           # too few streams and no split fits the wave: the cost model's tiles
-            if splits > 1 and tiles == columns and clusters:
-                clustered = cluster_split_decisions(n, ktiles, widths, device)
+            if splits > 1 and tiles == columns and cluster_kernel:
+                clustered = cluster_split_decisions(m, n, ktiles, widths, device, cluster_kernel)
                 if clustered:
                     return {"block_m": 64, **clustered, "l2_prefetch": SKINNY_L2_PREFETCH}
             return {"block_m": 64, "block_n": block_n, "split_k": splits, "l2_prefetch": SKINNY_L2_PREFETCH}
     return {}
 
 
-def resident_clusters(ctas: int, device) -> int:
-    """Clusters of `ctas` CTAs a device holds at once (one CTA an SM): RESIDENT_CLUSTERS, measured
-    for 132 SMs, scaled to the device's SMs."""
-    return RESIDENT_CLUSTERS[ctas] * device.sms // 132
+def resident_clusters(ctas: int, device, per_sm: int = 1) -> int:
+    """Clusters of `ctas` CTAs a device holds at once, `per_sm` CTAs an SM: RESIDENT_CLUSTERS
+    (one an SM), measured for 132 SMs, scaled to the device's SMs and the CTAs an SM holds."""
+    return RESIDENT_CLUSTERS[ctas] * per_sm * device.sms // 132
 
 
-def cluster_split_decisions(n: int, ktiles: int, widths, device) -> dict:
+def cluster_split_decisions(m: int, n: int, ktiles: int, widths, device, cluster_kernel) -> dict:
     """block_n, split_k and split_k_mode "cluster" for one 64-row tile row (module docstring), or
-    none: the most CTAs over `widths` up to CLUSTER_SPLIT_MAX_N and split counts S <= 8 dividing
-    the width's column groups whose clusters are all resident at once, at least
-    CLUSTER_SPLIT_MIN_SMS of the SMs, each split at most CLUSTER_SPLIT_MAX_KTILES K tiles; of
-    equal CTAs, the wider tile."""
-    fits = [(math.ceil(n / w) * s, w, s) for w in widths if w <= CLUSTER_SPLIT_MAX_N
-            for s in range(2, MAX_CLUSTER_SPLIT + 1) if (w // 8) % s == 0
-            and math.ceil(n / w) <= resident_clusters(s, device)
-            and math.ceil(n / w) * s >= CLUSTER_SPLIT_MIN_SMS * device.sms
-            and s <= ktiles and math.ceil(ktiles / s) <= CLUSTER_SPLIT_MAX_KTILES]
-    if not fits:
+    none: the most CTAs over `widths` up to CLUSTER_SPLIT_MAX_N, each split at most
+    CLUSTER_SPLIT_MAX_KTILES K tiles -- or, where none fits and M >= CLUSTER_SPLIT_NARROW_MIN_M,
+    CLUSTER_SPLIT_NARROW_N, at most CLUSTER_SPLIT_NARROW_MAX_KTILES -- and split counts S <= 8 dividing the width's column groups
+    whose clusters are all resident at once (as many CTAs an SM as `cluster_kernel(block_n, S)`'s
+    shared memory lets, at most CLUSTER_CTAS_PER_SM), at least CLUSTER_SPLIT_MIN_SMS of the SMs;
+    of equal CTAs, the wider tile."""
+    def fits(candidates, max_ktiles):
+        for w in candidates:
+            for s in range(2, MAX_CLUSTER_SPLIT + 1):
+                per_sm = max(1, min(CLUSTER_CTAS_PER_SM, SMEM_LIMIT // cluster_kernel(w, s).smem_bytes))
+                if (w // 8) % s == 0 and math.ceil(n / w) <= resident_clusters(s, device, per_sm) \
+                        and math.ceil(n / w) * s >= CLUSTER_SPLIT_MIN_SMS * device.sms \
+                        and s <= ktiles and math.ceil(ktiles / s) <= max_ktiles:
+                    yield math.ceil(n / w) * s, w, s
+    found = list(fits([w for w in widths if w <= CLUSTER_SPLIT_MAX_N], CLUSTER_SPLIT_MAX_KTILES))
+    if not found and m >= CLUSTER_SPLIT_NARROW_MIN_M:
+        found = list(fits([CLUSTER_SPLIT_NARROW_N], CLUSTER_SPLIT_NARROW_MAX_KTILES))
+    if not found:
         return {}
-    _, block_n, splits = max(fits)
+    _, block_n, splits = max(found)
     return {"block_n": block_n, "split_k": splits, "split_k_mode": CLUSTER_SPLIT}
 
 
@@ -682,7 +705,9 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
         tall = width if "block_m" not in fixed and fixed.get("block_n", width) == width else None
         # Splits in clusters unless the schedule names a split count or another mode.
         clusters = "split_k" not in fixed and fixed.get("split_k_mode", CLUSTER_SPLIT) == CLUSTER_SPLIT
-        decided = skinny_decisions(m, n, ktiles, widths, sig.device, tall, clusters)
+        cluster_kernel = (lambda w, s: MatmulSchedule(**base, block_n=w, block_m=64, split_k=s, stages=SKINNY_STAGES,
+                                                      split_k_mode=CLUSTER_SPLIT)) if clusters else None
+        decided = skinny_decisions(m, n, ktiles, widths, sig.device, tall, cluster_kernel)
         if fixed.get("split_k_mode") == CLUSTER_SPLIT and decided.get("split_k_mode") != CLUSTER_SPLIT:
             decided.pop("split_k", None)    # the workspace modes' count may pass a cluster's: the cost model's
         fixed = {**decided, **fixed}

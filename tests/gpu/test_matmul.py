@@ -157,7 +157,9 @@ for name, kind, dtype, layout, (m, n, k), (block_m, block_n, splits) in [
         # widths of no TMA box, slices of unequal size (9 groups over 8 CTAs, 13 and 10 over 4)
         ("cluster-s8-bias-gelu-bn72-uneven", "bias-gelu", BF16, "nk", (64, 1024, 4096), (64, 72, 8)),
         ("cluster-s4-two-outputs-bn104-uneven-ragged", "two-outputs", BF16, "nk", (40, 504, 1000), (64, 104, 4)),
-        ("cluster-s4-silu-gate-bn80-interleaved", "silu-gate", BF16, "nk", (64, 400, 1000), (64, 80, 4))]:
+        ("cluster-s4-silu-gate-bn80-interleaved", "silu-gate", BF16, "nk", (64, 400, 1000), (64, 80, 4)),
+        # the heuristic's narrow fallback: 64-wide tiles, 16 clusters of 8 (two CTAs an SM), long splits
+        ("cluster-s8-bias-gelu-bn64-long-k-ragged", "bias-gelu", BF16, "nk", (40, 1000, 16000), (64, 64, 8))]:
     extra, epilogue = EPILOGUES[kind]
     op = "linear" if layout == "nk" else "matmul"
     CASES.append((name, lambda d=dtype, e=epilogue, x=extra, o=op: linear(d, e, x, o),
