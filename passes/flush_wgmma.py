@@ -6,6 +6,8 @@ Rules (nvFuser PRs #3843, #3863, #3865; ../shared/HOPPER.md):
     break a group;
   * every wgmma is committed (`wgmma.commit_group`) once, right after its group, before any wait
     relies on it;
+  * groups still in flight at the kernel's end (an accumulator never read) are retired before it
+    (`wgmma.wait_group 0`): their smem must outlive their reads;
   * `wgmma.wait_group 0` ("flush") once before the first op that reads an accumulator; later
     readers need none until another wgmma is issued.  Two independent mma chains read after both
     are issued share one flush; chains read in between get one each.  The flush goes at the
@@ -62,7 +64,11 @@ def run(module_op, pass_) -> None:
         operands = [a for a in found if a.op.name == "nvasync.wgmma"]
         rewritten = any(w.is_write and w.op.name != "nvasync.wgmma" and any(w.overlaps(o) for o in operands)
                         for w in found)
-        _Flusher(readers, rewritten).block(func.regions[0].blocks[0], unwaited=False)
+        entry = func.regions[0].blocks[0]
+        if _Flusher(readers, rewritten).block(entry, unwaited=False):
+            exit_op = op_key(list(entry.operations)[-1])
+            with ir.InsertionPoint(exit_op), exit_op.location:
+                mark(nvasync.WgmmaWaitOp(pending=0), "retire the wgmma groups still in flight before exit")
 
 
 class _Flusher:
@@ -87,8 +93,14 @@ class _Flusher:
             return index + 1 < len(ops) and self.contains(ops[index + 1], is_empty_release)
         return self.contains(op, is_empty_release)
 
-    def block(self, block, unwaited: bool) -> bool:
-        """Process `block`; returns whether wgmma groups may still be in flight at its end."""
+    def insert(self, before, make, reason: str, dry: bool) -> None:
+        if not dry:
+            with ir.InsertionPoint(before), before.location:
+                mark(make(), reason)
+
+    def block(self, block, unwaited: bool, dry: bool = False) -> bool:
+        """Process `block`, entered with groups in flight when `unwaited`; returns whether groups
+        may still be in flight at its end.  `dry`: only that answer, the IR left alone."""
         ops = [op_key(o) for o in block.operations]
         run_open = False                       # wgmma issued since the last commit
         for index, op in enumerate(ops):
@@ -96,8 +108,8 @@ class _Flusher:
             if name == "nvasync.wgmma":
                 previous = ops[index - 1].name if index else None
                 if not run_open and previous != "nvasync.wgmma_fence":
-                    with ir.InsertionPoint(op), op.location:
-                        mark(nvasync.WgmmaFenceOp(), f"order accumulator/operand accesses before {describe(op)}")
+                    self.insert(op, nvasync.WgmmaFenceOp, f"order accumulator/operand accesses before {describe(op)}",
+                                dry)
                 run_open = True
                 continue
             if name == "nvasync.wgmma_fence":
@@ -108,36 +120,38 @@ class _Flusher:
                 run_open = False
                 unwaited = True
                 if name != "nvasync.wgmma_commit":
-                    with ir.InsertionPoint(op), op.location:
-                        mark(nvasync.WgmmaCommitOp(), f"commit the wgmma group before {describe(op)}")
+                    self.insert(op, nvasync.WgmmaCommitOp, f"commit the wgmma group before {describe(op)}", dry)
             if name == "nvasync.wgmma_commit":
                 unwaited = True
             elif name == "nvasync.wgmma_wait" and ir.IntegerAttr(op.attributes["pending"]).value == 0:
                 unwaited = False
             elif unwaited and self.contains(op, lambda o: op_key(o) in self.readers):
-                with ir.InsertionPoint(op), op.location:
-                    mark(nvasync.WgmmaWaitOp(pending=0), f"flush wgmma before reading the accumulator: {describe(op)}")
+                self.insert(op, lambda: nvasync.WgmmaWaitOp(pending=0),
+                            f"flush wgmma before reading the accumulator: {describe(op)}", dry)
                 unwaited = False
             elif unwaited and name in BARRIERS and self.operands_rewritten:
-                lagging = WGMMA_PENDING in op.attributes     # the newest group reads no buffer released
-                with ir.InsertionPoint(op), op.location:
-                    mark(nvasync.WgmmaWaitOp(pending=int(lagging)),
-                         f"wgmma still reads its smem operands: wait before the barrier that releases them "
-                         f"({describe(op)})" + (", all but the newest group" if lagging else ""))
-                unwaited = lagging
+                # fuser-insert-syncs' count: groups the barrier leaves in flight (their reads are
+                # of buffers it does not release)
+                pending = ir.IntegerAttr(op.attributes[WGMMA_PENDING]).value if WGMMA_PENDING in op.attributes else 0
+                self.insert(op, lambda: nvasync.WgmmaWaitOp(pending=pending),
+                            f"wgmma still reads its smem operands: wait before the barrier that releases them "
+                            f"({describe(op)})" + (", all but the newest group" if pending else ""), dry)
+                unwaited = pending > 0
             elif unwaited and self.operands_rewritten and self.releases(ops, index):
-                with ir.InsertionPoint(op), op.location:
-                    mark(nvasync.WgmmaWaitOp(pending=0), "wgmma still reads its smem operands: wait before "
-                                                         f"the empty-barrier arrive that releases them ({describe(op)})")
+                self.insert(op, lambda: nvasync.WgmmaWaitOp(pending=0), "wgmma still reads its smem operands: wait "
+                            f"before the empty-barrier arrive that releases them ({describe(op)})", dry)
                 unwaited = False
-            for region in op.regions:          # groups left in flight inside stay in flight after
+            for region in op.regions:
                 for inner in region.blocks:
-                    if self.block(inner, False):
-                        unwaited = True
+                    # A loop body's later iterations start as it ends; a branch starts as here.
+                    entry = unwaited or (name == "scf.for" and self.block(inner, unwaited, dry=True))
+                    if self.block(inner, entry, dry):
+                        unwaited = True         # groups left in flight inside stay in flight after
         if run_open:
             terminator = ops[-1] if ops and ops[-1].name in TERMINATORS else None
-            with (ir.InsertionPoint(terminator) if terminator else ir.InsertionPoint(block)), \
-                    (terminator or ops[-1]).location:
-                mark(nvasync.WgmmaCommitOp(), "commit the wgmma group at the end of its block")
+            if not dry:
+                with (ir.InsertionPoint(terminator) if terminator else ir.InsertionPoint(block)), \
+                        (terminator or ops[-1]).location:
+                    mark(nvasync.WgmmaCommitOp(), "commit the wgmma group at the end of its block")
             unwaited = True
         return unwaited

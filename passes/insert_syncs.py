@@ -24,8 +24,9 @@ Rules (A happens before B on some path, their byte ranges overlap, one of them w
     Decision: one group in flight, not none: the 64 x 2112 x 7168 cluster-split kernel (144-wide
     tiles, 6 splits) with its waits edited to `wait_group 1` in its PTX ran 13.2 us against 13.7
     on the H200 (Nsight Compute, medians of 8), 16 x 2112 x 7168 11.7 against 12.5, and without
-    its wgmma at all 13.1: the steps waited for the MMA latency; a barrier every step (the one
-    every other step covered two) costs less.  The compiled kernels' numbers: README.
+    its wgmma at all 13.1: the steps waited for the MMA latency.  The price, a barrier every step
+    where one every other step covered two, is smaller than that wait.  The compiled kernels'
+    numbers: README.
   * generic read/write -> TMA load into that buffer (WAR): a barrier.  No proxy fence: the reads
     have completed (bound their values) when `bar.sync` completes, and the async writes are issued
     after it, so they cannot be observed by those reads; CUTLASS's pipelines rely on the same.
@@ -198,13 +199,18 @@ def needs_barrier(a, b) -> bool:
     return False
 
 
+def _surely_wgmma(p) -> bool:
+    """A wgmma the warpgroup surely issues on the path (not under one thread's guard)."""
+    return p.op.name == "nvasync.wgmma" and p.issuer is None
+
+
 def _lagging(path, barrier) -> bool:
     """Does a later wgmma surely run on `path` before `barrier`?  Then the barrier needs only the
     groups before the newest one retired (`WGMMA_PENDING`)."""
     for p in path.ops:
         if p.op == op_key(barrier):
             return False
-        if p.op.name == "nvasync.wgmma" and p.issuer is None:
+        if _surely_wgmma(p):
             return True
     return False
 
@@ -224,7 +230,7 @@ def _covering(path, a) -> list:
         return path.ops
     out, later = [], False
     for p in path.ops:
-        later = later or (p.op.name == "nvasync.wgmma" and p.issuer is None)
+        later = later or _surely_wgmma(p)
         if later or WGMMA_PENDING not in p.op.attributes:
             out.append(p)
     return out

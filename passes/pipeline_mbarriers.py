@@ -30,9 +30,9 @@ it may carry values (a wgmma accumulator) and may sit in scf.for loops (a persis
     load issued is consumed, so nothing is in flight at loop exit.  Decision: the issuer is also
     a consumer, so a stage's reads before its refill are an ordinary shared-memory WAR hazard
     that fuser-insert-syncs covers with one barrier; an `empty` mbarrier would add a wait.  The
-    refill in step i is of the stage step i + P - S read (the step before's when P = S - 1), so
-    after wgmma reads the barrier lets step i's group stay in flight (`wgmma.wait_group 1`,
-    fuser-insert-syncs);
+    refill in step i is of the stage step i + P - S read: when P < S (the matmul's P = S - 1: the
+    step before's) the barrier after wgmma reads lets step i's group stay in flight
+    (`wgmma.wait_group 1`, fuser-insert-syncs); when P = S (the default) it waits for it;
   * `warp_specialized`: a producer warpgroup after the consumer warps (the block grows by 128
     threads); each role has its own full/empty pair and one warp, whose elected lane runs the
     role's loads in a copy of the loop nest that keeps only what the loads and trip counts need

@@ -295,6 +295,18 @@ def test_short_splits_of_one_tile_row_run_in_clusters(mnk, decided):
     assert atomic.split_k_mode == "atomic" and (atomic.split_k == 1 or atomic.block_n == 128), atomic
 
 
+def test_the_narrow_cluster_fallback_keeps_what_the_schedule_names():
+    """The 64-wide fallback takes the width only where the schedule leaves it open, and counts the
+    CTAs an SM holds by the shared memory of the stages named."""
+    sig = input_signature(plain_linear(), meta((64, 16384), (1024, 16384)))
+    _, four = choose(sig, {"scheduler": "matmul", "stages": 4})
+    assert (four.block_n, four.split_k, four.split_k_mode) == (64, 8, "cluster"), four
+    _, wide = choose(sig, {"scheduler": "matmul", "block_n": 144})      # 18 column groups: no 8 splits
+    assert (wide.block_n, wide.split_k_mode) == (144, "atomic"), wide
+    _, deep = choose(sig, {"scheduler": "matmul", "stages": 7})         # 132 KB: one CTA an SM, 15 of 16 clusters
+    assert deep.split_k_mode == "atomic" and deep.stages == 7, deep
+
+
 def test_named_stages_and_tile_rows_overrule_the_skinny_rules():
     sig = input_signature(plain_linear(), meta((128, 7168), (2112, 7168)))
     _, stages = choose(sig, {"scheduler": "matmul", "stages": 3})

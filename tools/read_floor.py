@@ -8,7 +8,7 @@ loads (one [BM, BK] box of A and one [BN, BK] box of B per step, Triton's own pi
 and only add them up, over a few tilings; the fastest is the floor.  No GEMM, whatever its combine,
 can beat it by much: it does the same reads and nothing else.
 
-`ncu_matmul.py --skinny --read-floor` times these beside fuser_mlir and cuBLAS under Nsight
+`ncu_matmul.py --skinny` times these beside fuser_mlir and cuBLAS under Nsight
 Compute (`calls` gives the launches).  Triton runs on the GPU machine only; nothing here is
 imported by fuser_mlir.
 """

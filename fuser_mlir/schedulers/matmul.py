@@ -174,13 +174,13 @@ memory, at most 2), cover at least 2/3 of the SMs and give each split at most 24
 most CTAs wins; where no such width fits and M > 16, CLUSTER_SPLIT_NARROW_N = 64-wide tiles do,
 with up to 32 K tiles a split.  That fallback came once the clusters' K loops kept a wgmma group
 in flight (H200, Nsight Compute, medians of 3, against the atomic mode it replaced): 64 x 1024 x
-16384 in 64-wide tiles, 8 splits (16 clusters of 8, two CTAs an SM: 80 KB each) 14.7-14.8 us
+16384 in 64-wide tiles, 8 splits (16 clusters of 8, two CTAs an SM: 81 KB each) 14.7-14.8 us
 against 16.3 (cuBLAS 16.1-16.3; 72-wide 14.6, 128-wide in 64 CTAs 15.2), 64 x 768 x 16384 13.5
 against 14.5, 64 x 1024 x 4096 7.3 against 9.6, 64 x 1024 x 8192 10.0 against 12.1.  Not at M <=
 16, where atomic mode stores one warp's slab of 16 rows and its protocol is cheap: 1 x 1024 x
 16384 16.9 against 14.2, and 16 x 1024 x 16384 14.0 against 14.5 by kernel time but 16.6 against
 15.9 by events.  At 64 x 2048 x 32768, 64-73 K tiles a split, clusters ran 39.9-41.2 against
-atomic's 40.4 (the rule leaves it: 86 K tiles).  The cost model's widths keep 24 K tiles a split:
+atomic's 40.4 (the rule leaves it: 64 and more K tiles a split).  The cost model's widths keep 24 K tiles a split:
 25-32 were not measured.  Why: the workspace protocol costs about 2.3 us a kernel (a probe storing
 each split's partial as the output, no reduce: H200, us alone after an L2 flush, medians of six
 rounds of 40 calls: 64 x
@@ -281,6 +281,8 @@ BLOCK_MS = (128, 64)            # tile rows: a consumer warpgroup per 64 rows (t
 CLUSTER_MS = (1, 2)             # CTAs per cluster along M (B multicast to both)
 BLOCK_K = 64                    # one 128-byte swizzle row of 16-bit elements
 SMEM_LIMIT = 227 * 1024
+SM_SMEM = 228 * 1024            # an SM's shared memory, of which each resident CTA takes its own
+CTA_RESERVED_SMEM = 1024        # and the 1 KB the driver reserves for it
 BARRIER_BYTES = 1024            # the mbarrier arrays the pipelining pass adds (2 roles x full/empty)
 COUNT_CELL_BYTES = 16           # atomic split-K: the i32 a split's issuer hands its arrival's count on in
 BLOCK_NS = (256, 192, 176, 160, 144, 128)      # the cost model's widths
@@ -334,7 +336,9 @@ CLUSTER_SPLIT_MAX_N = 192               # 256-wide tiles lost in clusters (modul
 CLUSTER_SPLIT_NARROW_N = 64             # where no width of the cost model's fits (module docstring)
 CLUSTER_SPLIT_NARROW_MAX_KTILES = 32
 CLUSTER_SPLIT_NARROW_MIN_M = 17         # above one warp's slab of rows (module docstring)
-CLUSTER_CTAS_PER_SM = 2                 # the most CTAs an SM was measured holding (module docstring)
+# The most CTAs of a cluster split an SM was measured holding (module docstring); the clusters
+# resident with two an SM are assumed twice RESIDENT_CLUSTERS, not queried.
+CLUSTER_CTAS_PER_SM = 2
 # The f32 workspace holds each tile's partial in fragment order (matmul_kernel.py): per slab of 16
 # tile rows (one consumer warp's accumulator rows), lane l's 16-byte group j of its fragment at float
 # (32 j + l) x 4, in rows of WORKSPACE_ROW floats -- so the last split reads (and clears) it with
@@ -624,11 +628,13 @@ def b_kind(sig: FusionSig) -> str | None:
     return None
 
 
-def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: int | None, cluster_kernel) -> dict:
+def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: int | None, cluster_kernel,
+                     narrow=()) -> dict:
     """block_m, block_n (of `widths`, or `tall` -- the width of one tile row of 128 rows, None
     where the user's schedule rules it out), split_k and l2_prefetch of a skinny problem on
     `device` (module docstring), and split_k_mode where it may split in clusters:
-    `cluster_kernel(block_n, split_k)` is that kernel's schedule (None: no clusters); else none."""
+    `cluster_kernel(block_n, split_k)` is that kernel's schedule (None: no clusters), `narrow` the
+    widths of the rule's fallback; else none."""
     if not 0 < m <= SKINNY_M or n <= 0:
         return {}
     if tall and m > 64 and device.sms // math.ceil(n / TALL_BLOCK_N) >= 2:
@@ -648,38 +654,40 @@ def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: int | No
             elif splits == 1 and tiles > columns:
                 return {}           # too few streams and no split fits the wave: the cost model's tiles
             if splits > 1 and tiles == columns and cluster_kernel:
-                clustered = cluster_split_decisions(m, n, ktiles, widths, device, cluster_kernel)
+                clustered = cluster_split_decisions(m, n, ktiles, widths, narrow, device, cluster_kernel)
                 if clustered:
                     return {"block_m": 64, **clustered, "l2_prefetch": SKINNY_L2_PREFETCH}
             return {"block_m": 64, "block_n": block_n, "split_k": splits, "l2_prefetch": SKINNY_L2_PREFETCH}
     return {}
 
 
-def resident_clusters(ctas: int, device, per_sm: int = 1) -> int:
+def resident_clusters(ctas: int, device, per_sm: int) -> int:
     """Clusters of `ctas` CTAs a device holds at once, `per_sm` CTAs an SM: RESIDENT_CLUSTERS
     (one an SM), measured for 132 SMs, scaled to the device's SMs and the CTAs an SM holds."""
     return RESIDENT_CLUSTERS[ctas] * per_sm * device.sms // 132
 
 
-def cluster_split_decisions(m: int, n: int, ktiles: int, widths, device, cluster_kernel) -> dict:
+def cluster_split_decisions(m: int, n: int, ktiles: int, widths, narrow, device, cluster_kernel) -> dict:
     """block_n, split_k and split_k_mode "cluster" for one 64-row tile row (module docstring), or
     none: the most CTAs over `widths` up to CLUSTER_SPLIT_MAX_N, each split at most
     CLUSTER_SPLIT_MAX_KTILES K tiles -- or, where none fits and M >= CLUSTER_SPLIT_NARROW_MIN_M,
-    CLUSTER_SPLIT_NARROW_N, at most CLUSTER_SPLIT_NARROW_MAX_KTILES -- and split counts S <= 8 dividing the width's column groups
+    over `narrow` (CLUSTER_SPLIT_NARROW_N where the schedule leaves the width open), at most
+    CLUSTER_SPLIT_NARROW_MAX_KTILES -- and split counts S <= 8 dividing the width's column groups
     whose clusters are all resident at once (as many CTAs an SM as `cluster_kernel(block_n, S)`'s
     shared memory lets, at most CLUSTER_CTAS_PER_SM), at least CLUSTER_SPLIT_MIN_SMS of the SMs;
     of equal CTAs, the wider tile."""
     def fits(candidates, max_ktiles):
         for w in candidates:
-            for s in range(2, MAX_CLUSTER_SPLIT + 1):
-                per_sm = max(1, min(CLUSTER_CTAS_PER_SM, SMEM_LIMIT // cluster_kernel(w, s).smem_bytes))
-                if (w // 8) % s == 0 and math.ceil(n / w) <= resident_clusters(s, device, per_sm) \
-                        and math.ceil(n / w) * s >= CLUSTER_SPLIT_MIN_SMS * device.sms \
-                        and s <= ktiles and math.ceil(ktiles / s) <= max_ktiles:
-                    yield math.ceil(n / w) * s, w, s
+            tiles = math.ceil(n / w)
+            for s in range(2, min(MAX_CLUSTER_SPLIT, ktiles) + 1):
+                if (w // 8) % s or tiles * s < CLUSTER_SPLIT_MIN_SMS * device.sms or math.ceil(ktiles / s) > max_ktiles:
+                    continue
+                per_sm = SM_SMEM // (cluster_kernel(w, s).smem_bytes + CTA_RESERVED_SMEM)
+                if tiles <= resident_clusters(s, device, max(1, min(CLUSTER_CTAS_PER_SM, per_sm))):
+                    yield tiles * s, w, s
     found = list(fits([w for w in widths if w <= CLUSTER_SPLIT_MAX_N], CLUSTER_SPLIT_MAX_KTILES))
     if not found and m >= CLUSTER_SPLIT_NARROW_MIN_M:
-        found = list(fits([CLUSTER_SPLIT_NARROW_N], CLUSTER_SPLIT_NARROW_MAX_KTILES))
+        found = list(fits(narrow, CLUSTER_SPLIT_NARROW_MAX_KTILES))
     if not found:
         return {}
     _, block_n, splits = max(found)
@@ -695,9 +703,9 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
         raise FusionError(f"matmul schedule: split_k in [1, {MAX_SPLIT_K}], got {fixed['split_k']}")
     ktiles = math.ceil(k / BLOCK_K) if k > 0 else 1
     mode = fixed.get("split_k_mode", DEFAULT_SPLIT_K_MODE)
-    # b [K, N] is loaded in boxes of one 128-byte row: widths of whole boxes only.
-    widths = BLOCK_NS if b_kind(sig) != "b_kn" else \
-        [w for w in BLOCK_NS if w % MatmulSchedule(**base, block_n=w).b_box_cols() == 0]
+    def whole_boxes(block_n):      # b [K, N] is loaded in boxes of one 128-byte row: widths of whole boxes only
+        return b_kind(sig) != "b_kn" or block_n % MatmulSchedule(**base, block_n=block_n).b_box_cols() == 0
+    widths = [w for w in BLOCK_NS if whole_boxes(w)]
     widths = [fixed["block_n"]] if "block_n" in fixed else widths
     clustered = fixed.get("cluster_m", 1) > 1     # a cluster's tiles are unsplit
     if fixed.get("block_m", 64) == 64 and not clustered:   # 128-row tiles named: the cost model decides the rest
@@ -705,9 +713,12 @@ def choose_schedule(sig: FusionSig, **fixed) -> MatmulSchedule:
         tall = width if "block_m" not in fixed and fixed.get("block_n", width) == width else None
         # Splits in clusters unless the schedule names a split count or another mode.
         clusters = "split_k" not in fixed and fixed.get("split_k_mode", CLUSTER_SPLIT) == CLUSTER_SPLIT
-        cluster_kernel = (lambda w, s: MatmulSchedule(**base, block_n=w, block_m=64, split_k=s, stages=SKINNY_STAGES,
-                                                      split_k_mode=CLUSTER_SPLIT)) if clusters else None
-        decided = skinny_decisions(m, n, ktiles, widths, sig.device, tall, cluster_kernel)
+        def cluster_kernel(block_n, splits):       # a cluster split's kernel, for its shared memory
+            return MatmulSchedule(**base, block_n=block_n, block_m=64, split_k=splits, split_k_mode=CLUSTER_SPLIT,
+                                  stages=fixed.get("stages", SKINNY_STAGES))
+        narrow = () if "block_n" in fixed or not whole_boxes(CLUSTER_SPLIT_NARROW_N) else (CLUSTER_SPLIT_NARROW_N,)
+        decided = skinny_decisions(m, n, ktiles, widths, sig.device, tall, cluster_kernel if clusters else None,
+                                   narrow)
         if fixed.get("split_k_mode") == CLUSTER_SPLIT and decided.get("split_k_mode") != CLUSTER_SPLIT:
             decided.pop("split_k", None)    # the workspace modes' count may pass a cluster's: the cost model's
         fixed = {**decided, **fixed}

@@ -15,7 +15,11 @@
 //     read, so a later wgmma group runs between those reads and the barrier: fuser-insert-syncs
 //     marks it `fuser.wgmma_pending` and the wait before it is `wait_group 1` -- the step's own
 //     group stays in flight into the next step -- and the accumulator read after the loop gets
-//     the one flush (wait_group 0).
+//     the one flush (wait_group 0);
+//   * @pipelined_shared_operand: the wgmma's A is one buffer every step rewrites (not a stage),
+//     so each step opens with a barrier ordering the previous step's wgmma reads before the
+//     rewrite, and the previous step's group is still in flight as the step's block begins:
+//     that barrier waits for it (wait_group 0; a loop body is entered as it ends).
 // The 4 k-steps address the k-th 16-column slice of 128-B swizzled 64-wide tiles (subviews).
 // RUN: fuser-opt %s -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s
 
@@ -102,6 +106,13 @@
 // CHECK-NOT: nvasync.sync_threads
 // CHECK: "nvasync.wgmma_wait"() {fuser.derived = "flush wgmma before reading the accumulator: vector.extract@{{[0-9:]+}}", pending = 0 : i32}
 // CHECK-NEXT: vector.extract
+// CHECK: gpu.return
+
+// CHECK-LABEL: gpu.func @pipelined_shared_operand(
+// CHECK: "nvasync.mbarrier_try_wait_parity"({{.*}}) {fuser.pipeline = "full: wait"}
+// CHECK: "nvasync.wgmma_wait"() {fuser.derived = "wgmma still reads its smem operands: wait before the barrier that releases them (nvasync.sync_threads@{{[0-9:]+}})", pending = 0 : i32}
+// CHECK-NEXT: "nvasync.sync_threads"() {fuser.derived = "WAR: nvasync.wgmma@{{[0-9:]+}} -> memref.store@{{[0-9:]+}}"}
+// CHECK-NEXT: memref.store
 // CHECK: gpu.return
 
 #ws = #gpu.address_space<workgroup>
@@ -250,6 +261,40 @@ gpu.module @kernels {
     %x = vector.extract %sum[0] : f32 from vector<32xf32>
     %p = llvm.getelementptr %c[%t64] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
     llvm.store %x, %p : f32, !llvm.ptr<1>
+    gpu.return
+  }
+  gpu.func @pipelined_shared_operand(%da: !llvm.ptr, %db: !llvm.ptr, %c: !llvm.ptr<1>, %n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %w = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> !t
+    %b = "nvasync.smem_buffer"() {offset = 8192 : i64} : () -> !t
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64i = arith.constant 64 : index
+    %tid = gpu.thread_id x
+    %row = arith.remui %tid, %c64i : index
+    %h = arith.constant 1.0 : f16
+    %wero = arith.constant dense<0.0> : vector<32xf32>
+    %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %wero) -> (vector<32xf32>) {
+      %i32 = arith.index_cast %i : index to i32
+      %c64 = arith.constant 64 : i32
+      %kx = arith.muli %i32, %c64 : i32
+      %c0_i32 = arith.constant 0 : i32
+      "nvasync.pipeline_load"(%db, %b, %c0_i32, %kx) {role = "tiles"} : (!llvm.ptr, !t, i32, i32) -> ()
+      memref.store %h, %w[%row, %c0] : !t
+      %a0 = memref.subview %w[0, 0] [64, 16] [1, 1] : !t to !s0
+      %a1 = memref.subview %w[0, 16] [64, 16] [1, 1] : !t to !s1
+      %b0 = memref.subview %b[0, 0] [64, 16] [1, 1] : !t to !s0
+      %b1 = memref.subview %b[0, 16] [64, 16] [1, 1] : !t to !s1
+      %r0 = "nvasync.wgmma"(%a0, %b0, %acc) {swizzle = 128 : i32, accumulate = true} : (!s0, !s0, vector<32xf32>) -> vector<32xf32>
+      %r1 = "nvasync.wgmma"(%a1, %b1, %r0) {swizzle = 128 : i32, accumulate = true} : (!s1, !s1, vector<32xf32>) -> vector<32xf32>
+      scf.yield %r1 : vector<32xf32>
+    } {nvasync.pipeline = {stages = 3 : i64, prefetch = 2 : i64, mode = "pipelined"}}
+    %t64 = arith.index_cast %tid : index to i64
+    %x = vector.extract %sum[0] : f32 from vector<32xf32>
+    %y = memref.load %w[%row, %c0] : !t
+    %yf = arith.extf %y : f16 to f32
+    %xy = arith.addf %x, %yf : f32
+    %p = llvm.getelementptr %c[%t64] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+    llvm.store %xy, %p : f32, !llvm.ptr<1>
     gpu.return
   }
 }
