@@ -180,13 +180,12 @@ against 14.5, 64 x 1024 x 4096 7.3 against 9.6, 64 x 1024 x 8192 10.0 against 12
 16, where atomic mode stores one warp's slab of 16 rows and its protocol is cheap: 1 x 1024 x
 16384 16.9 against 14.2, and 16 x 1024 x 16384 14.0 against 14.5 by kernel time but 16.6 against
 15.9 by events.  At 64 x 2048 x 32768, 64-73 K tiles a split, clusters ran 39.9-41.2 against
-atomic's 40.4 (the rule leaves it: 64 and more K tiles a split).  The cost model's widths keep 24 K tiles a split:
-25-32 were not measured.  Why: the workspace protocol costs about 2.3 us a kernel (a probe storing
-each split's partial as the output, no reduce: H200, us alone after an L2 flush, medians of six
-rounds of 40 calls: 64 x
-2112 x 7168 14.2-14.5 against 16.5-16.6, 64 x 1024 x 16384 15.2-15.5 against 17.8-18.0, 1.3-1.4 at
-M = 16 where one warp's slab is stored, 1.8-2.0 at K = 32768), which matters where a split's K loop
-is short.  Measured where the rule fires (H200, same method, fastest of 3, against the same
+atomic's 40.4 (the rule leaves it: 64 and more K tiles a split).  The cost model's widths keep
+24 K tiles a split: 25-32 were not measured.  Why: the workspace protocol costs about 2.3 us a
+kernel (a probe storing each split's partial as the output, no reduce: H200, us alone after an L2
+flush, medians of six rounds of 40 calls: 64 x 2112 x 7168 14.2-14.5 against 16.5-16.6, 64 x 1024
+x 16384 15.2-15.5 against 17.8-18.0, 1.3-1.4 at M = 16 where one warp's slab is stored, 1.8-2.0 at
+K = 32768), which matters where a split's K loop is short.  Measured where the rule fires (H200, same method, fastest of 3, against the same
 heuristic with split_k_mode "atomic" named, which keeps 64 x 128 tiles): 14 of 16 shapes faster,
 e.g. 64 x 2112 x 7168 15.8 us against 16.6 (cuBLAS 17.0), 16 x 2112 x 7168 15.2 against 17.1
 (15.8), 64 x 2112 x 1024 8.8 against 10.1, 64 x 2048 x 2048 9.7 against 11.3, 16 x 7168 x 4096 20.8
@@ -629,7 +628,7 @@ def b_kind(sig: FusionSig) -> str | None:
 
 
 def skinny_decisions(m: int, n: int, ktiles: int, widths, device, tall: int | None, cluster_kernel,
-                     narrow=()) -> dict:
+                     narrow) -> dict:
     """block_m, block_n (of `widths`, or `tall` -- the width of one tile row of 128 rows, None
     where the user's schedule rules it out), split_k and l2_prefetch of a skinny problem on
     `device` (module docstring), and split_k_mode where it may split in clusters:

@@ -19,7 +19,8 @@
 //   * @pipelined_shared_operand: the wgmma's A is one buffer every step rewrites (not a stage),
 //     so each step opens with a barrier ordering the previous step's wgmma reads before the
 //     rewrite, and the previous step's group is still in flight as the step's block begins:
-//     that barrier waits for it (wait_group 0; a loop body is entered as it ends).
+//     that barrier waits for it (wait_group 0; a loop body is entered as it ends);
+//   * @unread_accumulator: a group nothing reads is still retired before the kernel exits.
 // The 4 k-steps address the k-th 16-column slice of 128-B swizzled 64-wide tiles (subviews).
 // RUN: fuser-opt %s -p fuser-pipeline-mbarriers -p fuser-insert-syncs -p fuser-insert-proxy-fences -p fuser-flush-wgmma -p fuser-verify-syncs -p fuser-verify-pipelines | FileCheck %s
 
@@ -114,6 +115,11 @@
 // CHECK-NEXT: "nvasync.sync_threads"() {fuser.derived = "WAR: nvasync.wgmma@{{[0-9:]+}} -> memref.store@{{[0-9:]+}}"}
 // CHECK-NEXT: memref.store
 // CHECK: gpu.return
+
+// CHECK-LABEL: gpu.func @unread_accumulator(
+// CHECK: "nvasync.wgmma_commit"() {fuser.derived = "commit the wgmma group before gpu.return@{{[0-9:]+}}"}
+// CHECK-NEXT: "nvasync.wgmma_wait"() {fuser.derived = "retire the wgmma groups still in flight before exit", pending = 0 : i32}
+// CHECK-NEXT: gpu.return
 
 #ws = #gpu.address_space<workgroup>
 !t = memref<64x64xf16, #ws>
@@ -295,6 +301,13 @@ gpu.module @kernels {
     %xy = arith.addf %x, %yf : f32
     %p = llvm.getelementptr %c[%t64] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
     llvm.store %xy, %p : f32, !llvm.ptr<1>
+    gpu.return
+  }
+  gpu.func @unread_accumulator(%n: index) kernel attributes {gpu.known_block_size = array<i32: 128, 1, 1>} {
+    %a = "nvasync.smem_buffer"() {offset = 0 : i64} : () -> !t
+    %a0 = memref.subview %a[0, 0] [64, 16] [1, 1] : !t to !s0
+    %zero = arith.constant dense<0.0> : vector<32xf32>
+    %r0 = "nvasync.wgmma"(%a0, %a0, %zero) {swizzle = 128 : i32, accumulate = true} : (!s0, !s0, vector<32xf32>) -> vector<32xf32>
     gpu.return
   }
 }
